@@ -1,0 +1,191 @@
+"""The ``reproaudit`` command line: parse options, call the library, set the exit code.
+
+Exit codes: 0 success, 1 invalid input or a failed check, 2 a usage error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .fsutil import atomic_write
+from .problems import ReproauditError, format_problems, summary_line
+
+repo_option = click.option(
+    "--repo",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The audit repository (holds claims/, logbooks/, verdicts/).",
+)
+
+
+def _fail(exc: ReproauditError) -> None:
+    click.echo(str(exc), err=True)
+    raise SystemExit(1)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="reproaudit")
+def cli() -> None:
+    """Audit a conference's papers claim by claim: claims, logbooks, verdicts, site."""
+
+
+@cli.command()
+@click.argument("paths", nargs=-1)
+@click.option(
+    "--changed-from",
+    metavar="REF",
+    help="Check only files changed since REF (merge base), plus what refers to them.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "github"]),
+    default="text",
+    show_default=True,
+    help="github prints ::error annotations for Actions.",
+)
+@repo_option
+def validate(paths: tuple[str, ...], changed_from: str | None, fmt: str, repo: Path) -> None:
+    """Check data files against the schema and against each other.
+
+    With no PATHS, the whole repository. Example: reproaudit validate logbooks/06Nk3dJDMq
+    """
+    from .validate import validate_repo
+
+    if not repo.is_dir():
+        raise click.UsageError(f"--repo {repo} is not a directory")
+    report = validate_repo(repo, paths, changed_from)
+    if fmt == "json":
+        click.echo(format_problems(report.problems, "json"))
+    else:
+        if report.problems:
+            click.echo(format_problems(report.problems, fmt))
+        if fmt == "text":
+            click.echo(summary_line(report.problems, report.checked))
+    raise SystemExit(0 if report.ok else 1)
+
+
+@cli.command()
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder to write <kind>.schema.json files to [default: <repo>/schemas].",
+)
+@click.option("--check", is_flag=True, help="Exit 1 if the files on disk are out of date.")
+@repo_option
+def schema(out: Path | None, check: bool, repo: Path) -> None:
+    """Write JSON Schemas of the paper, logbook, verdict and reviews files.
+
+    Editors use them to complete and check YAML: put
+    `# yaml-language-server: $schema=../../schemas/logbook.schema.json` on a file's first line.
+    """
+    from .models import json_schemas
+
+    out = out or repo / "schemas"
+    stale = []
+    for name, body in json_schemas().items():
+        path = out / f"{name}.schema.json"
+        text = json.dumps(body, indent=2, sort_keys=True) + "\n"
+        if check:
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                stale.append(path)
+            continue
+        atomic_write(path, text)
+        click.echo(f"wrote {path}")
+    if stale:
+        click.echo(
+            "out of date: "
+            + ", ".join(map(str, stale))
+            + "\n  hint: run `reproaudit schema` and commit the result",
+            err=True,
+        )
+        raise SystemExit(1)
+
+
+@cli.group()
+def new() -> None:
+    """Scaffold a paper file or a logbook that validates as it is."""
+
+
+@new.command("paper")
+@click.argument("paper_id")
+@click.option("--title", required=True, help="The paper's title.")
+@click.option("--venue", default="ICML 2026", show_default=True)
+@click.option("--stdout", is_flag=True, help="Print instead of writing the file.")
+@repo_option
+def new_paper_cmd(paper_id: str, title: str, venue: str, stdout: bool, repo: Path) -> None:
+    """Write claims/<venue>/PAPER_ID.yaml with one example claim to edit."""
+    from .scaffold import new_paper
+
+    try:
+        path, text = new_paper(repo, paper_id, title, venue)
+    except ReproauditError as exc:
+        _fail(exc)
+    _emit({path: text}, stdout)
+
+
+@new.command("logbook")
+@click.argument("paper_id")
+@click.option("--id", "logbook_id", required=True, help="Logbook id, e.g. alice-paging-1.")
+@click.option("--contributor", required=True, help="Your GitHub handle.")
+@click.option(
+    "--agent", default="claude-code", show_default=True, help="Coding agent used, or none."
+)
+@click.option("--stdout", is_flag=True, help="Print instead of writing the file.")
+@repo_option
+def new_logbook_cmd(
+    paper_id: str, logbook_id: str, contributor: str, agent: str, stdout: bool, repo: Path
+) -> None:
+    """Write logbooks/PAPER_ID/<id>.yaml with a result entry for every claim."""
+    from .scaffold import new_logbook
+
+    try:
+        files = new_logbook(repo, paper_id, logbook_id, contributor, agent)
+    except ReproauditError as exc:
+        _fail(exc)
+    _emit(files, stdout)
+
+
+def _emit(files: dict[Path, str], stdout: bool) -> None:
+    """Print the first file, or write them all; never overwrite existing work."""
+    if stdout:
+        click.echo(next(iter(files.values())), nl=False)
+        return
+    existing = [path for path in files if path.exists()]
+    if existing:
+        click.echo(
+            f"{existing[0]} already exists; not overwriting it\n"
+            "  hint: pick another id, or use --stdout to print the template",
+            err=True,
+        )
+        raise SystemExit(1)
+    for path, text in files.items():
+        atomic_write(path, text, overwrite=False)
+        click.echo(f"wrote {path}")
+
+
+@cli.command()
+@click.argument("paper_id")
+@repo_option
+def task(paper_id: str, repo: Path) -> None:
+    """Print everything a coding agent needs to reproduce PAPER_ID, as Markdown."""
+    from .scaffold import task_brief
+
+    try:
+        click.echo(task_brief(repo, paper_id))
+    except ReproauditError as exc:
+        _fail(exc)
+
+
+def main() -> None:
+    cli(prog_name="reproaudit")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,414 @@
+"""YAML to models, keeping the file and line of every value.
+
+Data files come from strangers in pull requests, so the reader is deliberately
+narrow: it builds plain values straight from the parser's event stream
+(libyaml's C parser when PyYAML has it) and refuses anchors and aliases (no
+alias bombs), custom tags (no ``!!python/object``), duplicate keys, multiple
+documents and files over a size limit. While building, it records the line of
+each mapping key and sequence item, so a schema error at
+``results[0].claim`` is reported at that line of that file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+from yaml.constructor import SafeConstructor
+from yaml.nodes import ScalarNode
+from yaml.resolver import Resolver
+
+from . import problems as P
+from .models import ReviewsFile, field_names
+from .problems import Problem, ReproauditError
+
+try:  # libyaml's C parser is several times faster; fall back to pure Python.
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+MAX_DATA_BYTES = 1024 * 1024  # one paper, logbook or verdict file
+
+_TAG = "tag:yaml.org,2002:"
+_SCALAR_TAGS = {f"{_TAG}{t}" for t in ("str", "int", "float", "bool", "null", "timestamp")}
+_constructor = SafeConstructor()
+
+
+class _CoreResolver(Resolver):
+    """YAML 1.2 core-schema scalars, so `1e-3` is a number and `no` is a string.
+
+    PyYAML follows YAML 1.1, where `1e-3` is a string and `yes`/`no`/`on`/`off`
+    are booleans: both surprise people writing data files.
+    """
+
+    yaml_implicit_resolvers: dict = {}  # noqa: RUF012 - class-level table, as in PyYAML
+
+
+for _tag, _regex, _first in (
+    ("null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+    ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
+    ("int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", list("-+0123456789")),
+    (
+        "float",
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        list("-+.0123456789"),
+    ),
+    (
+        "timestamp",
+        r"^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}"
+        r"(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?"
+        r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)?)$",
+        list("0123456789"),
+    ),
+):
+    _CoreResolver.add_implicit_resolver(f"{_TAG}{_tag}", re.compile(_regex), _first)
+_resolver = _CoreResolver()
+
+
+def _to_int(text: str) -> int:
+    if text[:2] in ("0o", "0x"):
+        return int(text, 0)
+    return int(text)
+
+
+def _to_float(text: str) -> float:
+    low = text.lower()
+    if low.lstrip("+-") == ".inf":
+        return float("-inf") if low.startswith("-") else float("inf")
+    if low == ".nan":
+        return float("nan")
+    return float(text)
+
+
+_CONVERT = {
+    f"{_TAG}null": lambda text: None,
+    f"{_TAG}bool": lambda text: text.lower() == "true",
+    f"{_TAG}int": _to_int,
+    f"{_TAG}float": _to_float,
+}
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass
+class Document:
+    """One parsed YAML file: its data and where each value stands in the file."""
+
+    path: str  # as reported in problems: relative to the repository, POSIX slashes
+    data: Any
+    lines: dict[int, Any] = field(repr=False, default_factory=dict)
+
+    def line_of(self, loc: tuple[Any, ...]) -> int:
+        """Line of the deepest value along ``loc`` that exists in the file."""
+        line, node = 1, self.data
+        for key in loc:
+            table = self.lines.get(id(node))
+            if table is None:
+                break
+            try:
+                line = table[key]
+                node = node[key]
+            except (KeyError, IndexError, TypeError):
+                break
+        return line
+
+
+def field_path(loc: tuple[Any, ...]) -> str:
+    """``('results', 0, 'claim')`` -> ``results[0].claim``."""
+    out = ""
+    for key in loc:
+        out += f"[{key}]" if isinstance(key, int) else (f".{key}" if out else str(key))
+    return out
+
+
+def read_text(path: Path, rel: str, limit: int = MAX_DATA_BYTES) -> str:
+    """Read a data file, refusing oversized or non-UTF-8 files before parsing them."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ReproauditError(
+            Problem(P.YAML_SYNTAX, rel, None, None, f"cannot read file: {exc.strerror}")
+        ) from None
+    if size > limit:
+        raise ReproauditError(
+            Problem(
+                P.FILE_TOO_LARGE,
+                rel,
+                None,
+                None,
+                f"file is {P.human_size(size)}, over the {P.human_size(limit)} limit "
+                "for data files",
+                "keep data files small; put large outputs in a linked dataset or the re-run "
+                "outputs",
+            )
+        )
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ReproauditError(
+            Problem(P.NOT_UTF8, rel, line, None, "file is not valid UTF-8")
+        ) from None
+
+
+def parse_yaml(text: str, rel: str) -> Document:
+    """Parse one YAML document into plain values with line numbers, or raise."""
+    try:
+        return _build(yaml.parse(text, Loader=_Loader), rel)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        message = exc.problem or str(exc)
+        if exc.context:
+            started = exc.context_mark
+            where = ""
+            if started is not None and mark is not None and started.line != mark.line:
+                where = f" that starts on line {started.line + 1}"
+            message = f"{message} ({exc.context}{where})"
+        hint = None
+        all_lines = text.splitlines()
+        bad_line = all_lines[line - 1] if line and line <= len(all_lines) else ""
+        if "\t" in bad_line:
+            hint = "YAML indents with spaces only; replace the tab characters on this line"
+        elif "expected ',' or" in message or "flow" in (exc.context or ""):
+            hint = "a bracket or brace is not closed"
+        raise ReproauditError(Problem(P.YAML_SYNTAX, rel, line, None, message, hint)) from None
+    except yaml.YAMLError as exc:
+        raise ReproauditError(Problem(P.YAML_SYNTAX, rel, None, None, str(exc))) from None
+
+
+def _show_tag(tag: str) -> str:
+    return "!!" + tag[len(_TAG) :] if tag.startswith(_TAG) else tag
+
+
+def _fail(
+    code: str, rel: str, event: Any, message: str, hint: str | None = None
+) -> ReproauditError:
+    return ReproauditError(Problem(code, rel, event.start_mark.line + 1, None, message, hint))
+
+
+def _scalar(event: yaml.ScalarEvent, rel: str) -> Any:
+    tag = event.tag
+    if tag is None or tag == "!":
+        tag = _resolver.resolve(ScalarNode, event.value, event.implicit)
+    if tag not in _SCALAR_TAGS:
+        raise _fail(
+            P.TAG_NOT_ALLOWED,
+            rel,
+            event,
+            f"tag {_show_tag(event.tag or tag)!r} is not allowed",
+            "data files hold plain strings, numbers, booleans and nulls only",
+        )
+    if tag == f"{_TAG}str":
+        return event.value
+    try:
+        if tag in _CONVERT:
+            return _CONVERT[tag](event.value)
+        node = ScalarNode(tag, event.value, event.start_mark, event.end_mark)
+        return _constructor.construct_yaml_timestamp(node)
+    except (ValueError, yaml.YAMLError) as exc:
+        raise _fail(
+            P.INVALID_VALUE, rel, event, f"cannot read {event.value!r} as {tag[len(_TAG) :]}: {exc}"
+        ) from None
+
+
+def _build(events: Iterator[yaml.Event], rel: str) -> Document:
+    lines: dict[int, Any] = {}
+    stack: list[list[Any]] = []  # frames: [container, pending key or None, key line]
+    roots: list[Any] = []
+
+    def attach(value: Any, event: yaml.Event) -> None:
+        line = event.start_mark.line + 1
+        if not stack:
+            roots.append(value)
+            return
+        frame = stack[-1]
+        container = frame[0]
+        if isinstance(container, list):
+            container.append(value)
+            lines[id(container)].append(line)
+        elif frame[1] is _NO_KEY:
+            if isinstance(value, (dict, list)):
+                raise _fail(P.YAML_SYNTAX, rel, event, "a mapping key must be a plain value")
+            key = value
+            if key in container:
+                raise _fail(
+                    P.DUPLICATE_KEY,
+                    rel,
+                    event,
+                    f"key {key!r} appears twice in this mapping (first on line "
+                    f"{lines[id(container)][key]})",
+                    "keep one of them",
+                )
+            frame[1], frame[2] = key, line
+        else:
+            container[frame[1]] = value
+            lines[id(container)][frame[1]] = frame[2]
+            frame[1] = _NO_KEY
+
+    for event in events:
+        kind = type(event)
+        if kind is yaml.ScalarEvent:
+            if event.anchor is not None:
+                raise _fail(
+                    P.ALIAS_NOT_ALLOWED,
+                    rel,
+                    event,
+                    f"anchor '&{event.anchor}' is not allowed",
+                    "write the values out instead of referring to them",
+                )
+            attach(_scalar(event, rel), event)
+        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            if event.anchor is not None:
+                raise _fail(
+                    P.ALIAS_NOT_ALLOWED,
+                    rel,
+                    event,
+                    f"anchor '&{event.anchor}' is not allowed",
+                    "write the values out instead of referring to them",
+                )
+            is_map = kind is yaml.MappingStartEvent
+            expected = f"{_TAG}map" if is_map else f"{_TAG}seq"
+            if event.tag not in (None, "!", expected):
+                raise _fail(
+                    P.TAG_NOT_ALLOWED,
+                    rel,
+                    event,
+                    f"tag {_show_tag(event.tag)!r} is not allowed",
+                    "data files hold plain mappings and lists only",
+                )
+            value: Any = {} if is_map else []
+            lines[id(value)] = {} if is_map else []
+            attach(value, event)
+            stack.append([value, _NO_KEY, 0])
+        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            stack.pop()
+        elif kind is yaml.AliasEvent:
+            raise _fail(
+                P.ALIAS_NOT_ALLOWED,
+                rel,
+                event,
+                f"alias '*{event.anchor}' is not allowed",
+                "write the values out instead of referring to them",
+            )
+        elif kind is yaml.DocumentStartEvent and roots:
+            raise _fail(
+                P.MULTIPLE_DOCUMENTS,
+                rel,
+                event,
+                "a second YAML document starts here",
+                "each data file holds exactly one document",
+            )
+    if not roots or (roots[0] is None and len(roots) == 1):
+        raise ReproauditError(
+            Problem(
+                P.EMPTY_FILE,
+                rel,
+                None,
+                None,
+                "file holds no YAML document",
+                "fill it in, e.g. from `reproaudit new`",
+            )
+        )
+    return Document(rel, roots[0], lines)
+
+
+_NO_KEY = object()
+
+
+def load_document(path: Path, rel: str) -> Document:
+    """Read and parse one data file, which must hold a mapping."""
+    doc = parse_yaml(read_text(path, rel), rel)
+    if not isinstance(doc.data, dict):
+        what = (
+            "a list" if isinstance(doc.data, list) else f"a single {type(doc.data).__name__} value"
+        )
+        raise ReproauditError(
+            Problem(
+                P.NOT_A_MAPPING,
+                rel,
+                1,
+                None,
+                f"the file holds {what}, but must hold a mapping of fields",
+                "start from `reproaudit new` to see the expected layout",
+            )
+        )
+    return doc
+
+
+_KNOWN_FIELDS: set[str] | None = None
+
+
+def _did_you_mean(name: Any) -> str | None:
+    global _KNOWN_FIELDS
+    if _KNOWN_FIELDS is None:
+        _KNOWN_FIELDS = field_names()
+    close = difflib.get_close_matches(str(name), sorted(_KNOWN_FIELDS), n=1, cutoff=0.75)
+    return f"did you mean {close[0]!r}?" if close else "remove it, or check the spelling"
+
+
+def validation_problems(doc: Document, error: ValidationError) -> list[Problem]:
+    """Turn pydantic's errors into problems at the right line and field."""
+    out = []
+    for err in error.errors(include_url=False):
+        loc = _data_loc(doc.data, err["loc"], err["type"])
+        line = doc.line_of(loc)
+        field_text = field_path(loc) or None
+        kind = err["type"]
+        message = err["msg"].removeprefix("Value error, ")
+        hint = None
+        if kind == "extra_forbidden":
+            code = P.UNKNOWN_FIELD
+            message = f"unknown field {loc[-1]!r}"
+            hint = _did_you_mean(loc[-1])
+        elif kind == "missing":
+            code = P.MISSING_FIELD
+            message = "required field is missing"
+        else:
+            code = P.INVALID_VALUE
+            if kind == "literal_error":
+                message = f"{err['input']!r} is not allowed; expected {err['ctx']['expected']}"
+            elif "input" in err and kind.endswith("_type") and not isinstance(err["input"], dict):
+                message = f"{message}, got {err['input']!r}"
+        out.append(Problem(code, doc.path, line, field_text, message, hint))
+    return out
+
+
+def _data_loc(data: Any, loc: tuple[Any, ...], kind: str) -> tuple[Any, ...]:
+    """Drop pydantic's union-branch labels from ``loc``, keeping keys found in the data."""
+    out: list[Any] = []
+    node = data
+    for i, key in enumerate(loc):
+        last = i == len(loc) - 1
+        if (isinstance(node, dict) and key in node) or (
+            isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node)
+        ):
+            out.append(key)
+            node = node[key]
+        elif last and kind in ("missing", "extra_forbidden"):
+            out.append(key)
+    return tuple(out)
+
+
+def to_model(doc: Document, model: type[M]) -> M:
+    """Validate a document against a model, raising problems with lines."""
+    try:
+        return model.model_validate(doc.data)
+    except ValidationError as exc:
+        raise ReproauditError(validation_problems(doc, exc)) from None
+
+
+def load_model(path: Path, model: type[M], rel: str | None = None) -> M:
+    """Read one file as ``model``; raise ``ReproauditError`` describing every problem."""
+    return to_model(load_document(path, rel or path.as_posix()), model)
+
+
+def load_reviews(path: Path, rel: str) -> ReviewsFile:
+    return load_model(path, ReviewsFile, rel)

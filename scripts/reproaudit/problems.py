@@ -1,0 +1,344 @@
+"""Problems: what is wrong with an input, where, and how to fix it.
+
+The library never prints. It returns ``Problem`` objects (or raises a
+``ReproauditError`` carrying them) and the command line formats them as text,
+JSON or GitHub annotations. Every problem has a stable ``code`` registered in
+``CODES`` with a docstring; ``reproaudit`` generates the reference page of
+codes from those docstrings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Code:
+    """A registered problem code: its name, default severity and documentation."""
+
+    name: str
+    severity: Severity
+    doc: str
+
+
+CODES: dict[str, Code] = {}
+
+
+def _code(name: str, severity: Severity, doc: str) -> str:
+    CODES[name] = Code(name, severity, " ".join(doc.split()))
+    return name
+
+
+# --- reading a file -------------------------------------------------------
+YAML_SYNTAX = _code(
+    "yaml_syntax",
+    "error",
+    """
+    The file is not well-formed YAML (an unclosed bracket, a tab used for
+    indentation, a bad indent). Nothing else in the file can be checked until
+    it parses. Fix the line named; YAML indents with spaces only.""",
+)
+EMPTY_FILE = _code(
+    "empty_file",
+    "error",
+    """
+    The file has no YAML document in it. Delete it, or fill it in from
+    `reproaudit new`.""",
+)
+MULTIPLE_DOCUMENTS = _code(
+    "multiple_documents",
+    "error",
+    """
+    The file holds more than one YAML document (a second `---`). Each data file
+    is exactly one mapping; split it into separate files.""",
+)
+NOT_A_MAPPING = _code(
+    "not_a_mapping",
+    "error",
+    """
+    The top level of the file must be a mapping (`key: value` lines), not a
+    list or a bare value.""",
+)
+FILE_TOO_LARGE = _code(
+    "file_too_large",
+    "error",
+    """
+    The file is larger than the limit for its kind. Data files are small by
+    design: large outputs belong in the re-run outputs or in a linked dataset,
+    not in the repository.""",
+)
+DUPLICATE_KEY = _code(
+    "duplicate_key",
+    "error",
+    """
+    The same key appears twice in one mapping. YAML loaders disagree about
+    which value wins, so the file is ambiguous; keep one.""",
+)
+ALIAS_NOT_ALLOWED = _code(
+    "alias_not_allowed",
+    "error",
+    """
+    YAML anchors (`&name`) and aliases (`*name`) are refused: they make a file
+    say something different from what it shows, and nested aliases can expand
+    exponentially (an "alias bomb"). Write the values out.""",
+)
+TAG_NOT_ALLOWED = _code(
+    "tag_not_allowed",
+    "error",
+    """
+    Custom or language-specific YAML tags (`!!python/object`, `!foo`) are
+    refused: data files hold plain strings, numbers, booleans, nulls, lists and
+    mappings only.""",
+)
+NOT_UTF8 = _code(
+    "not_utf8",
+    "error",
+    """
+    The file is not valid UTF-8 text. Save it as UTF-8.""",
+)
+
+# --- schema ---------------------------------------------------------------
+UNKNOWN_FIELD = _code(
+    "unknown_field",
+    "error",
+    """
+    A field that the schema does not define. Unknown fields are errors rather
+    than silently ignored, so a typo such as `self_asessment` cannot hide a
+    value from the judge. The hint suggests the closest known name.""",
+)
+MISSING_FIELD = _code(
+    "missing_field",
+    "error",
+    """
+    A required field is absent. `reproaudit new` scaffolds files with every
+    required field.""",
+)
+INVALID_VALUE = _code(
+    "invalid_value",
+    "error",
+    """
+    A field has a value of the wrong type or outside its allowed set: a string
+    where a number belongs, an unknown enum value, a short commit SHA, an
+    unknown hardware name, a unit pint cannot parse. The message says what is
+    expected.""",
+)
+
+# --- the repository -------------------------------------------------------
+MISPLACED_FILE = _code(
+    "misplaced_file",
+    "error",
+    """
+    A data file is somewhere the layout does not allow, e.g. a logbook directly
+    under `logbooks/` instead of `logbooks/<paper>/`. Move it.""",
+)
+WRONG_EXTENSION = _code(
+    "wrong_extension",
+    "warning",
+    """
+    A `.yml` file among the data files. Only `.yaml` files are read; rename it
+    or it will be ignored.""",
+)
+ID_PATH_MISMATCH = _code(
+    "id_path_mismatch",
+    "error",
+    """
+    A file's id does not match its path: `claims/<venue>/<paper>.yaml` must
+    hold `paper.id: <paper>`, `logbooks/<paper>/<logbook>.yaml` must hold
+    `logbook.id: <logbook>` and `logbook.paper: <paper>`. Paths are how
+    everything else finds the file.""",
+)
+DUPLICATE_ID = _code(
+    "duplicate_id",
+    "error",
+    """
+    Two objects share an id that must be unique: two papers with one id (in
+    different venue folders), two claims with one id in a paper, or two
+    results for the same claim in one logbook.""",
+)
+UNKNOWN_PAPER = _code(
+    "unknown_paper",
+    "error",
+    """
+    A logbook or verdict refers to a paper that has no file under `claims/`.
+    Check the id, or ask a maintainer to add the paper first.""",
+)
+UNKNOWN_CLAIM = _code(
+    "unknown_claim",
+    "error",
+    """
+    A result, verdict or review names a claim id that the paper does not have.
+    Use one of the paper's ids, or ask for the claim to be added.""",
+)
+UNKNOWN_LOGBOOK = _code(
+    "unknown_logbook",
+    "error",
+    """
+    A verdict or review refers to a logbook that does not exist.""",
+)
+CLAIMS_VERSION_AHEAD = _code(
+    "claims_version_ahead",
+    "error",
+    """
+    The logbook says it used a `claims_version` newer than the paper file has.
+    That version does not exist; use the paper's current `claims_version`.""",
+)
+CLAIMS_VERSION_STALE = _code(
+    "claims_version_stale",
+    "warning",
+    """
+    The paper's claims changed (its `claims_version` was bumped) after this
+    logbook was written. Its results still count, but check that each claim
+    still means what the logbook measured, then update `claims_version`.""",
+)
+PATH_NOT_ALLOWED = _code(
+    "path_not_allowed",
+    "error",
+    """
+    `code.path` must stay inside the logbook's own folder,
+    `logbooks/<paper>/<logbook>/`: absolute paths, `..` and links that lead
+    elsewhere are refused, because re-runs execute what that folder holds.""",
+)
+MISSING_CODE_PATH = _code(
+    "missing_code_path",
+    "error",
+    """
+    `code.path` names a folder that does not exist in the repository. Add the
+    code in the pull request, or point `code` at a repository and commit.""",
+)
+WRITEUP_TOO_LARGE = _code(
+    "writeup_too_large",
+    "error",
+    """
+    A write-up (`<logbook>.md`) or a file of a logbook's code folder is larger
+    than the limit. Link large material (traces, figures, checkpoints) instead
+    of committing it.""",
+)
+CHANGE_TOO_LARGE = _code(
+    "change_too_large",
+    "error",
+    """
+    The files changed by this pull request add up to more than the size limit.
+    Split the submission or link large material instead of committing it.""",
+)
+GIT_ERROR = _code(
+    "git_error",
+    "error",
+    """
+    `--changed-from` could not ask git which files changed (not a git
+    checkout, or an unknown revision).""",
+)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding about an input file, with enough context to fix it."""
+
+    code: str
+    path: str
+    line: int | None
+    field: str | None
+    message: str
+    hint: str | None = None
+    severity: Severity | None = None
+
+    def __post_init__(self) -> None:
+        if self.code not in CODES:
+            raise ValueError(f"unregistered problem code {self.code!r}")
+        if self.severity is None:
+            object.__setattr__(self, "severity", CODES[self.code].severity)
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}" if self.line else self.path
+
+    def format_text(self) -> str:
+        head = f"{self.where}: "
+        if self.severity == "warning":
+            head += "warning: "
+        if self.field:
+            head += f"{self.field}: "
+        text = f"{head}{self.message} [{self.code}]"
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+    def format_github(self) -> str:
+        kind = "error" if self.is_error else "warning"
+        props = [f"file={_escape_property(self.path)}"]
+        if self.line:
+            props.append(f"line={self.line}")
+        props.append(f"title={_escape_property(self.code)}")
+        body = f"{self.field}: {self.message}" if self.field else self.message
+        if self.hint:
+            body += f"\nhint: {self.hint}"
+        return f"::{kind} {','.join(props)}::{_escape_data(body)}"
+
+
+def human_size(n: float) -> str:
+    """'6.5 MB' for file sizes, '1 MiB' / '256 KiB' for limits (powers of two)."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size and n % size == 0:
+            return f"{n // size:.0f} {unit}"
+    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n / 1e3:.1f} kB"
+
+
+def _escape_data(text: str) -> str:
+    # GitHub workflow-command escaping: '%', CR and LF in the message.
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def sort_problems(problems: Iterable[Problem]) -> list[Problem]:
+    return sorted(problems, key=lambda p: (p.path, p.line or 0, p.field or "", p.code))
+
+
+def format_problems(problems: Iterable[Problem], fmt: str) -> str:
+    """Render problems as ``text``, ``json`` or ``github`` workflow annotations."""
+    items = sort_problems(problems)
+    if fmt == "json":
+        errors = sum(p.is_error for p in items)
+        return json.dumps(
+            {
+                "ok": errors == 0,
+                "errors": errors,
+                "warnings": len(items) - errors,
+                "problems": [asdict(p) for p in items],
+            },
+            indent=2,
+        )
+    if fmt == "github":
+        return "\n".join(p.format_github() for p in items)
+    return "\n".join(p.format_text() for p in items)
+
+
+def summary_line(problems: Iterable[Problem], checked: int) -> str:
+    items = list(problems)
+    errors = sum(p.is_error for p in items)
+    warnings = len(items) - errors
+    files = "file" if checked == 1 else "files"
+    if not items:
+        return f"{checked} {files} checked: all valid"
+    return f"{checked} {files} checked: {errors} error(s), {warnings} warning(s)"
+
+
+class ReproauditError(Exception):
+    """An expected failure the user can fix; carries the problems that explain it."""
+
+    def __init__(self, problems: list[Problem] | Problem | str) -> None:
+        if isinstance(problems, Problem):
+            problems = [problems]
+        self.problems: list[Problem] = problems if isinstance(problems, list) else []
+        text = problems if isinstance(problems, str) else format_problems(self.problems, "text")
+        super().__init__(text)

@@ -1,0 +1,131 @@
+"""One loader for a whole audit repository: claims/, logbooks/, verdicts/.
+
+``Corpus`` scans the layout once and loads files on demand, caching each
+model, so a pull-request check that touches one logbook reads that logbook
+and its paper, not 20,000 files, while a full run (``Corpus.load_all``) reads
+everything exactly once. Files that fail to load are remembered with their
+problems; callers decide whether to report them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel
+
+from . import layout
+from .layout import DataPath
+from .loader import Document, load_document, to_model
+from .models import Logbook, PaperFile, ReviewsFile, VerdictFile
+from .problems import Problem, ReproauditError
+
+M = TypeVar("M", bound=BaseModel)
+MODEL_OF: dict[str, type[BaseModel]] = {
+    "paper": PaperFile,
+    "logbook": Logbook,
+    "verdict": VerdictFile,
+    "reviews": ReviewsFile,
+}
+
+
+@dataclass
+class Loaded(Generic[M]):
+    """A data file after loading: its model, or the problems that stopped it."""
+
+    path: DataPath
+    model: M | None
+    problems: list[Problem]
+    doc: Document | None = None  # kept only when asked for (line numbers)
+
+
+class Corpus:
+    """The data files of one repository, loaded lazily and cached."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.files, self.stray = layout.scan(self.root)
+        self.by_rel: dict[str, DataPath] = {f.rel: f for f in self.files}
+        self.paper_rels: dict[str, list[str]] = defaultdict(list)
+        self.logbook_keys: dict[str, list[str]] = defaultdict(list)
+        for f in self.files:
+            if f.kind == "paper":
+                self.paper_rels[f.stem].append(f.rel)
+            elif f.kind == "logbook":
+                self.logbook_keys[f.key[0]].append(f.stem)
+        self._cache: dict[str, Loaded] = {}
+
+    # --- single files -------------------------------------------------------
+
+    def load(self, path: DataPath, keep_doc: bool = False) -> Loaded:
+        cached = self._cache.get(path.rel)
+        if cached is not None and (cached.doc is not None or not keep_doc or cached.model is None):
+            return cached
+        try:
+            doc = load_document(self.root / path.rel, path.rel)
+            model = to_model(doc, MODEL_OF[path.kind])
+            loaded = Loaded(path, model, [], doc if keep_doc else None)
+        except ReproauditError as exc:
+            loaded = Loaded(path, None, exc.problems)
+        self._cache[path.rel] = loaded
+        return loaded
+
+    def paper(self, paper_id: str) -> PaperFile | None:
+        """The paper with this id, or None when it is missing, ambiguous or invalid."""
+        rels = self.paper_rels.get(paper_id, [])
+        if len(rels) != 1:
+            return None
+        return self.load(self.by_rel[rels[0]]).model
+
+    def logbook_path(self, paper_id: str, logbook_id: str) -> DataPath | None:
+        return self.by_rel.get(layout.logbook_rel(paper_id, logbook_id))
+
+    def logbook(self, paper_id: str, logbook_id: str) -> Logbook | None:
+        path = self.logbook_path(paper_id, logbook_id)
+        return self.load(path).model if path else None
+
+    def verdict(self, paper_id: str, logbook_id: str) -> VerdictFile | None:
+        path = self.by_rel.get(layout.verdict_rel(paper_id, logbook_id))
+        return self.load(path).model if path else None
+
+    def reviews(self, paper_id: str) -> ReviewsFile | None:
+        path = self.by_rel.get(layout.reviews_rel(paper_id))
+        return self.load(path).model if path else None
+
+    # --- everything ---------------------------------------------------------
+
+    def of_kind(self, kind: str) -> Iterator[DataPath]:
+        return (f for f in self.files if f.kind == kind)
+
+    def load_all(self) -> list[Problem]:
+        """Load every data file; return the problems of files that failed."""
+        problems: list[Problem] = []
+        for path in self.files:
+            problems.extend(self.load(path).problems)
+        return problems
+
+    def papers(self) -> Iterator[tuple[DataPath, PaperFile]]:
+        for path in self.of_kind("paper"):
+            model = self.load(path).model
+            if model is not None:
+                yield path, model
+
+    def logbooks(self) -> Iterator[tuple[DataPath, Logbook]]:
+        for path in self.of_kind("logbook"):
+            model = self.load(path).model
+            if model is not None:
+                yield path, model
+
+    def verdicts(self) -> Iterator[tuple[DataPath, VerdictFile]]:
+        for path in self.of_kind("verdict"):
+            model = self.load(path).model
+            if model is not None:
+                yield path, model
+
+
+def load_corpus(root: Path) -> Corpus:
+    """Scan a repository; files load on first use."""
+    return Corpus(root)

@@ -1,0 +1,201 @@
+"""Starting points for people and agents: new files and the task brief.
+
+``new_paper`` and ``new_logbook`` render templates that validate as they
+are, with comments that say what to fill in; ``task_brief`` gathers all a
+coding agent needs to reproduce one paper into one text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from . import layout
+from . import problems as P
+from .loader import parse_yaml, to_model
+from .models import LOGBOOK_ID_PATTERN, Logbook, PaperFile
+from .problems import Problem, ReproauditError
+from .repo import Corpus
+
+SCHEMA_DIR = "schemas"
+
+
+@cache
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("reproaudit", "templates"),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,  # YAML and Markdown, not HTML
+    )
+    env.filters["q"] = _quote
+    env.filters["oneline"] = lambda text: " ".join(str(text).split())
+    return env
+
+
+def _quote(value: Any) -> str:
+    """A YAML scalar for ``value``: JSON strings are valid YAML double-quoted strings."""
+    return "null" if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "", text.lower()) or "venue"
+
+
+def new_paper(root: Path, paper_id: str, title: str, venue: str) -> tuple[Path, str]:
+    """Render a paper file; return its path and text (checked against the schema)."""
+    rel = f"claims/{slug(venue)}/{paper_id}.yaml"
+    text = (
+        _env()
+        .get_template("paper.yaml.j2")
+        .render(
+            schema_url=f"../../{SCHEMA_DIR}/paper.schema.json",
+            paper_id=paper_id,
+            title=title,
+            venue=venue,
+            openreview=f"https://openreview.net/forum?id={paper_id}",
+        )
+    )
+    to_model(parse_yaml(text, rel), PaperFile)
+    return root / rel, text
+
+
+def new_logbook(
+    root: Path, paper_id: str, logbook_id: str, contributor: str, agent: str = "claude-code"
+) -> dict[Path, str]:
+    """Render a logbook for ``paper_id`` with one result entry per claim.
+
+    Returns the files to write: the logbook and a starter ``reproduce.py`` in the
+    logbook's own code folder, which the logbook's ``code.path`` points at.
+    """
+    corpus = Corpus(root)
+    paper = _require_paper(corpus, paper_id)
+    if not re.match(LOGBOOK_ID_PATTERN, logbook_id):
+        raise ReproauditError(
+            Problem(
+                P.INVALID_VALUE,
+                layout.logbook_rel(paper_id, logbook_id),
+                None,
+                "logbook.id",
+                f"{logbook_id!r} is not a valid logbook id",
+                "use lowercase letters, digits, '.', '_' and '-', e.g. alice-paging-1",
+            )
+        )
+    rel = layout.logbook_rel(paper_id, logbook_id)
+    text = (
+        _env()
+        .get_template("logbook.yaml.j2")
+        .render(
+            schema_url=f"../../{SCHEMA_DIR}/logbook.schema.json",
+            paper=paper,
+            logbook_id=logbook_id,
+            contributor=contributor,
+            agent=agent,
+        )
+    )
+    to_model(parse_yaml(text, rel), Logbook)
+    script = _env().get_template("reproduce.py.j2").render(paper=paper, logbook_id=logbook_id)
+    return {root / rel: text, root / "logbooks" / paper_id / logbook_id / "reproduce.py": script}
+
+
+def _require_paper(corpus: Corpus, paper_id: str) -> PaperFile:
+    rels = corpus.paper_rels.get(paper_id, [])
+    if not rels:
+        known = sorted(corpus.paper_rels)
+        close = [k for k in known if k.lower().startswith(paper_id[:3].lower())][:5]
+        hint = (
+            f"known papers include {', '.join(close or known[:5])}"
+            if known
+            else "there are no paper files under claims/ yet"
+        )
+        raise ReproauditError(
+            Problem(P.UNKNOWN_PAPER, "claims/", None, None, f"there is no paper {paper_id!r}", hint)
+        )
+    loaded = corpus.load(corpus.by_rel[rels[0]])
+    if loaded.model is None:
+        raise ReproauditError(loaded.problems)
+    return loaded.model
+
+
+def task_brief(root: Path, paper_id: str) -> str:
+    """Everything a coding agent needs to reproduce one paper, as Markdown."""
+    corpus = Corpus(root)
+    paper = _require_paper(corpus, paper_id)
+    meta = paper.paper
+    lines = [f"# Reproduce: {meta.title}", "", f"- Paper id: `{meta.id}` ({meta.venue})"]
+    links = {k: v for k, v in meta.links.model_dump().items() if v}
+    lines += [f"- {name}: {url}" for name, url in links.items()]
+    released = {k: v for k, v in meta.released.model_dump().items() if v}
+    lines += [f"- Released {name}: {url}" for name, url in released.items()]
+    if not released:
+        lines.append("- Released code/data/checkpoints: none listed")
+    lines += [f"- Claims version: {paper.claims_version}", "", "## Claims to check", ""]
+    for claim in paper.claims:
+        lines.append(f"### {claim.id} ({claim.kind}) — {claim.anchor}")
+        lines.append("")
+        lines.append(claim.statement)
+        lines.append("")
+        if claim.target:
+            t = claim.target
+            value = "" if t.value is None else f" {t.value:g}"
+            tol = ""
+            if t.tolerance:
+                tol = (
+                    f", tolerance ±{t.tolerance.abs:g}"
+                    if t.tolerance.abs is not None
+                    else f", tolerance ±{t.tolerance.rel:.0%} relative"
+                )
+            per = f" per {t.per}" if t.per else ""
+            lines.append(f"- Target: `{t.metric}` {t.form}{value} {t.unit}{per}{tol}")
+        if claim.regime:
+            r = claim.regime
+            upto = (
+                "no upper end (asymptotic: sweep at least two orders of magnitude)"
+                if r.to is None
+                else f"{r.to:g} (your sweep must reach it)"
+            )
+            start = "" if r.from_ is None else f" from {r.from_:g}"
+            lines.append(f"- Regime: `{r.parameter}`{start} to {upto}")
+        lines.append("")
+    existing = corpus.logbook_keys.get(paper_id, [])
+    lines += ["## Existing logbooks", ""]
+    lines += [f"- `{layout.logbook_rel(paper_id, lb)}`" for lb in existing] or ["- none yet"]
+    lines += ["", "## Rules of the judge", "", *RULES, "", "## Steps", "", *_steps(paper_id)]
+    template = next(iter(new_logbook(root, paper_id, "yourname-1", "yourname").values()))
+    lines += ["", "## Logbook template", "", "```yaml", template.rstrip(), "```", ""]
+    return "\n".join(lines)
+
+
+RULES = [
+    "1. Numbers the CI re-run produces are what count. Point each measurement at them with "
+    '`source: "outputs:/<JSON pointer>"` into `reproduce.outputs`; a typed `value` that '
+    "disagrees with the re-run is flagged `rerun_mismatch`.",
+    "2. `self_assessment` is shown next to the verdict but never trusted; when it differs, "
+    "the verdict is flagged `self_assessment_disagrees`.",
+    "3. Units are converted (pint). A rate or time must say what it is `per` (trajectory, "
+    "image, batch of 50): a different `per` makes the claim inconclusive (`unit_mismatch`), "
+    "never falsified.",
+    "4. A sweep must reach the claim's regime: up to `regime.to`, or across at least two "
+    "orders of magnitude when the claim is asymptotic; otherwise it is `toy` at best "
+    "(`short_horizon`). For `bounded` claims, growth in log(parameter) falsifies.",
+    "5. `setup: reduced` or `synthetic` caps the verdict at `toy`.",
+    "6. A failed or timed-out re-run verifies nothing; a claim with no result is "
+    "`inconclusive` (`not_addressed`).",
+    "7. A falsification needs an argument and, where possible, a concrete counterexample; a "
+    "maintainer reviews it before it counts.",
+]
+
+
+def _steps(paper_id: str) -> list[str]:
+    return [
+        f"1. `reproaudit new logbook {paper_id} --id <you>-1 --contributor <github>`",
+        f"2. Put small code in `logbooks/{paper_id}/<you>-1/` (or link a repo at a commit); "
+        "its command must write the outputs JSON.",
+        f"3. Fill in results; then `reproaudit validate logbooks/{paper_id}`.",
+        "4. Open a pull request that changes only files under `logbooks/`.",
+    ]

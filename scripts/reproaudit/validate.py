@@ -1,0 +1,542 @@
+"""Checks across a whole repository, returning problems with file and line.
+
+Each file is checked against its schema, then against the layout and the
+files it refers to: a logbook's paper must exist and have the claims the
+logbook reports on, ids must match paths, code must stay in the logbook's own
+folder, and sizes must stay within limits. ``--changed-from`` narrows the
+check to what a pull request changed plus the files that refer to those.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from . import layout
+from . import problems as P
+from .layout import DataPath
+from .models import Logbook, PaperFile, ReviewsFile, VerdictFile
+from .problems import Problem
+from .repo import Corpus
+
+MAX_WRITEUP_BYTES = 256 * 1024
+MAX_CODE_FILE_BYTES = 1024 * 1024
+MAX_CODE_TOTAL_BYTES = 5 * 1024 * 1024
+MAX_CHANGE_BYTES = 20 * 1024 * 1024
+
+
+@dataclass
+class Report:
+    """What ``validate_repo`` found, and how many data files it checked."""
+
+    problems: list[Problem] = field(default_factory=list)
+    checked: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not any(p.is_error for p in self.problems)
+
+
+def validate_repo(
+    root: Path, paths: Iterable[str | Path] = (), changed_from: str | None = None
+) -> Report:
+    """Validate the repository at ``root``: everything, some paths, or a change."""
+    root = Path(root).resolve()
+    corpus = Corpus(root)
+    report = Report()
+    paths = list(paths)
+    if not paths and changed_from is None:
+        targets = list(corpus.files)
+        report.problems.extend(_stray_problems(corpus.stray))
+    else:
+        rels: set[str] = set()
+        for given in paths:
+            rels |= _expand(root, corpus, given)
+        if changed_from is not None:
+            changed, problems = git_changed(root, changed_from)
+            report.problems.extend(problems)
+            report.problems.extend(_change_size(root, changed))
+            rels |= set(changed)
+            report.problems.extend(_stray_problems(r for r in changed if layout.misplaced(r)))
+        targets = _with_dependents(corpus, rels)
+    for target in targets:
+        report.problems.extend(check_file(corpus, target))
+    report.checked = len(targets)
+    return report
+
+
+def check_file(corpus: Corpus, path: DataPath) -> list[Problem]:
+    """All problems of one data file: schema first, then references."""
+    loaded = corpus.load(path, keep_doc=True)
+    if loaded.model is None:
+        return loaded.problems
+    doc = loaded.doc
+    assert doc is not None
+
+    def problem(code: str, loc: tuple, message: str, hint: str | None = None) -> Problem:
+        return Problem(code, path.rel, doc.line_of(loc), _field(loc), message, hint)
+
+    checker = {
+        "paper": _check_paper,
+        "logbook": _check_logbook,
+        "verdict": _check_verdict,
+        "reviews": _check_reviews,
+    }[path.kind]
+    return checker(corpus, path, loaded.model, problem)
+
+
+def _field(loc: tuple) -> str | None:
+    from .loader import field_path
+
+    return field_path(loc) or None
+
+
+# --- per kind ---------------------------------------------------------------
+
+
+def _check_paper(corpus: Corpus, path: DataPath, paper: PaperFile, problem) -> list[Problem]:
+    out = []
+    venue, stem = path.key
+    if paper.paper.id != stem:
+        out.append(
+            problem(
+                P.ID_PATH_MISMATCH,
+                ("paper", "id"),
+                f"paper id {paper.paper.id!r} does not match the file name {stem}.yaml",
+                f"rename the file to claims/{venue}/{paper.paper.id}.yaml or fix the id",
+            )
+        )
+    others = [r for r in corpus.paper_rels.get(stem, []) if r != path.rel]
+    if others:
+        out.append(
+            problem(
+                P.DUPLICATE_ID,
+                ("paper", "id"),
+                f"paper {stem} also has a file at {', '.join(others)}",
+                "a paper id is unique across venues; keep one file",
+            )
+        )
+    out.extend(_duplicates([c.id for c in paper.claims], "claims", "id", "claim id", problem))
+    for i, claim in enumerate(paper.claims):
+        regime = claim.regime
+        if (
+            regime
+            and regime.from_ is not None
+            and regime.to is not None
+            and regime.to < regime.from_
+        ):
+            out.append(
+                problem(
+                    P.INVALID_VALUE,
+                    ("claims", i, "regime", "to"),
+                    f"regime ends ({regime.to:g}) before it starts ({regime.from_:g})",
+                )
+            )
+    return out
+
+
+def _check_logbook(corpus: Corpus, path: DataPath, book: Logbook, problem) -> list[Problem]:
+    out = []
+    folder, stem = path.key
+    meta = book.logbook
+    if meta.id != stem:
+        out.append(
+            problem(
+                P.ID_PATH_MISMATCH,
+                ("logbook", "id"),
+                f"logbook id {meta.id!r} does not match the file name {stem}.yaml",
+                f"rename the file to logbooks/{folder}/{meta.id}.yaml or fix the id",
+            )
+        )
+    if meta.paper != folder:
+        out.append(
+            problem(
+                P.ID_PATH_MISMATCH,
+                ("logbook", "paper"),
+                f"logbook is for paper {meta.paper!r} but lives in logbooks/{folder}/",
+                f"move it to logbooks/{meta.paper}/ or fix logbook.paper",
+            )
+        )
+    out.extend(
+        _duplicates(
+            [r.claim for r in book.results], "results", "claim", "result for claim", problem
+        )
+    )
+    paper = _paper_or_problem(corpus, meta.paper, ("logbook", "paper"), problem, out)
+    if paper is not None:
+        have = paper.claims_version
+        if meta.claims_version > have:
+            out.append(
+                problem(
+                    P.CLAIMS_VERSION_AHEAD,
+                    ("logbook", "claims_version"),
+                    f"claims_version {meta.claims_version} does not exist; paper "
+                    f"{meta.paper} is at version {have}",
+                    f"set claims_version: {have}",
+                )
+            )
+        elif meta.claims_version < have:
+            out.append(
+                problem(
+                    P.CLAIMS_VERSION_STALE,
+                    ("logbook", "claims_version"),
+                    f"written against claims_version {meta.claims_version}; paper "
+                    f"{meta.paper} is now at version {have}",
+                    f"check the claims still match, then set claims_version: {have}",
+                )
+            )
+        for i, result in enumerate(book.results):
+            if paper.claim(result.claim) is None:
+                out.append(
+                    _unknown_claim(
+                        problem, ("results", i, "claim"), result.claim, meta.paper, paper, corpus
+                    )
+                )
+    if book.code is not None and book.code.path is not None:
+        out.extend(_check_code_path(corpus.root, folder, stem, book.code.path, problem))
+    writeup = corpus.root / layout.writeup_rel(folder, stem)
+    if writeup.is_file() and writeup.stat().st_size > MAX_WRITEUP_BYTES:
+        out.append(
+            Problem(
+                P.WRITEUP_TOO_LARGE,
+                writeup.relative_to(corpus.root).as_posix(),
+                None,
+                None,
+                f"write-up is {P.human_size(writeup.stat().st_size)}, over the "
+                f"{P.human_size(MAX_WRITEUP_BYTES)} limit",
+                "link figures and long logs instead of pasting them",
+            )
+        )
+    return out
+
+
+def _check_verdict(corpus: Corpus, path: DataPath, verdict: VerdictFile, problem) -> list[Problem]:
+    out = []
+    folder, stem = path.key
+    if verdict.paper != folder or verdict.logbook != stem:
+        out.append(
+            problem(
+                P.ID_PATH_MISMATCH,
+                ("logbook",),
+                f"verdict for {verdict.paper}/{verdict.logbook} lives at {path.rel}",
+                "verdict files are written by `reproaudit judge`; re-run it",
+            )
+        )
+    if corpus.logbook_path(folder, stem) is None:
+        out.append(
+            problem(
+                P.UNKNOWN_LOGBOOK,
+                ("logbook",),
+                f"no logbook at {layout.logbook_rel(folder, stem)} for this verdict",
+                "delete the verdict, or restore the logbook",
+            )
+        )
+    paper = _paper_or_problem(corpus, verdict.paper, ("paper",), problem, out)
+    if paper is not None:
+        for i, item in enumerate(verdict.claims):
+            if paper.claim(item.claim) is None:
+                out.append(
+                    _unknown_claim(
+                        problem, ("claims", i, "claim"), item.claim, folder, paper, corpus
+                    )
+                )
+    return out
+
+
+def _check_reviews(corpus: Corpus, path: DataPath, reviews: ReviewsFile, problem) -> list[Problem]:
+    out = []
+    folder = path.key[0]
+    paper = _paper_or_problem(corpus, folder, (), problem, out)
+    for i, review in enumerate(reviews.reviews):
+        if corpus.logbook_path(folder, review.logbook) is None:
+            out.append(
+                problem(
+                    P.UNKNOWN_LOGBOOK,
+                    ("reviews", i, "logbook"),
+                    f"paper {folder} has no logbook {review.logbook!r}",
+                    f"logbooks of this paper: {_some(corpus.logbook_keys.get(folder, []))}",
+                )
+            )
+        if paper is not None and paper.claim(review.claim) is None:
+            out.append(
+                _unknown_claim(
+                    problem, ("reviews", i, "claim"), review.claim, folder, paper, corpus
+                )
+            )
+    return out
+
+
+# --- helpers ----------------------------------------------------------------
+
+
+def _paper_or_problem(
+    corpus: Corpus, paper_id: str, loc: tuple, problem, out: list
+) -> PaperFile | None:
+    rels = corpus.paper_rels.get(paper_id, [])
+    if not rels:
+        out.append(
+            problem(
+                P.UNKNOWN_PAPER,
+                loc,
+                f"there is no paper {paper_id!r} under claims/",
+                "check the id, or ask a maintainer to add the paper file first",
+            )
+        )
+        return None
+    return corpus.paper(paper_id)  # None when invalid or ambiguous: reported on the paper file
+
+
+def _unknown_claim(
+    problem, loc: tuple, claim: str, paper_id: str, paper: PaperFile, corpus: Corpus
+) -> Problem:
+    ids = [c.id for c in paper.claims]
+    rel = corpus.paper_rels[paper_id][0]
+    return problem(
+        P.UNKNOWN_CLAIM,
+        loc,
+        f"{claim!r} is not a claim of paper {paper_id} (it has {_some(ids)})",
+        f"use one of those ids, or ask for the claim to be added in {rel}",
+    )
+
+
+def _some(items: list[str], most: int = 12) -> str:
+    if not items:
+        return "none"
+    shown = ", ".join(items[:most])
+    return shown + (f", and {len(items) - most} more" if len(items) > most else "")
+
+
+def _duplicates(
+    values: list[str], list_key: str, item_key: str, what: str, problem
+) -> list[Problem]:
+    out = []
+    seen: dict[str, int] = {}
+    for i, value in enumerate(values):
+        if value in seen:
+            out.append(
+                problem(
+                    P.DUPLICATE_ID,
+                    (list_key, i, item_key),
+                    f"{what} {value!r} appears again (first at {list_key}[{seen[value]}])",
+                    "each must appear once; merge the two entries",
+                )
+            )
+        else:
+            seen[value] = i
+    return out
+
+
+def _check_code_path(
+    root: Path, paper: str, logbook: str, code_path: str, problem
+) -> list[Problem]:
+    loc = ("code", "path")
+    own = f"{logbook}/"
+    pure = PurePosixPath(code_path.replace("\\", "/"))
+    if pure.is_absolute() or ".." in pure.parts or not pure.parts or pure.parts[0] != logbook:
+        return [
+            problem(
+                P.PATH_NOT_ALLOWED,
+                loc,
+                f"{code_path!r} is outside this logbook's own folder logbooks/{paper}/{own}",
+                f"put the code in logbooks/{paper}/{own} and write `path: {own}`",
+            )
+        ]
+    base = (root / "logbooks" / paper / logbook).resolve()
+    target = root / "logbooks" / paper / pure
+    if not target.exists():
+        return [
+            problem(
+                P.MISSING_CODE_PATH,
+                loc,
+                f"logbooks/{paper}/{pure.as_posix()} does not exist",
+                "add the code to the pull request, or use `code: {repo: ..., commit: ...}`",
+            )
+        ]
+    if not target.resolve().is_relative_to(base):
+        return [
+            problem(
+                P.PATH_NOT_ALLOWED,
+                loc,
+                f"{code_path!r} is a link that leads outside logbooks/{paper}/{own}",
+                "replace the link with the files themselves",
+            )
+        ]
+    out = []
+    total = 0
+    for dirpath, dirnames, filenames in os.walk(target):
+        for name in sorted(filenames) + sorted(dirnames):
+            full = Path(dirpath) / name
+            rel = full.relative_to(root).as_posix()
+            if full.is_symlink() and not full.resolve().is_relative_to(base):
+                out.append(
+                    Problem(
+                        P.PATH_NOT_ALLOWED,
+                        rel,
+                        None,
+                        None,
+                        "link leads outside the logbook's folder",
+                        "replace the link with the file itself",
+                    )
+                )
+                continue
+            if name in filenames and full.is_file():
+                size = full.stat().st_size
+                total += size
+                if size > MAX_CODE_FILE_BYTES:
+                    out.append(
+                        Problem(
+                            P.WRITEUP_TOO_LARGE,
+                            rel,
+                            None,
+                            None,
+                            f"file is {P.human_size(size)}, over the "
+                            f"{P.human_size(MAX_CODE_FILE_BYTES)} limit for code files",
+                            "link large files (data, checkpoints) instead",
+                        )
+                    )
+    if total > MAX_CODE_TOTAL_BYTES:
+        out.append(
+            problem(
+                P.WRITEUP_TOO_LARGE,
+                loc,
+                f"the code folder holds {P.human_size(total)}, over the "
+                f"{P.human_size(MAX_CODE_TOTAL_BYTES)} limit",
+                "keep only the code; link data and checkpoints",
+            )
+        )
+    return out
+
+
+def _stray_problems(rels: Iterable[str]) -> list[Problem]:
+    out = []
+    for rel in rels:
+        why = layout.misplaced(rel)
+        if why == "yml":
+            out.append(
+                Problem(
+                    P.WRONG_EXTENSION,
+                    rel,
+                    None,
+                    None,
+                    "only .yaml files are read; this one is ignored",
+                    f"rename it to {rel[:-4]}.yaml",
+                )
+            )
+        elif why:
+            out.append(
+                Problem(
+                    P.MISPLACED_FILE,
+                    rel,
+                    None,
+                    None,
+                    "file is not where the layout expects data files",
+                    why,
+                )
+            )
+    return out
+
+
+def _expand(root: Path, corpus: Corpus, given: str | Path) -> set[str]:
+    """Repository-relative data paths named by a path argument (file or folder)."""
+    path = Path(given)
+    candidates = [path] if path.is_absolute() else [Path.cwd() / path, root / path]
+    for candidate in candidates:
+        if candidate.exists():
+            try:
+                rel = candidate.resolve().relative_to(root).as_posix()
+            except ValueError:
+                continue
+            break
+    else:
+        rel = PurePosixPath(str(given).replace("\\", "/")).as_posix()
+    if rel in ("", "."):
+        return {f.rel for f in corpus.files}
+    prefix = rel.rstrip("/") + "/"
+    inside = {f.rel for f in corpus.files if f.rel.startswith(prefix)}
+    return inside or {rel}
+
+
+def _owner(rel: str) -> str:
+    """Map a write-up or code file to the logbook it belongs to."""
+    parts = PurePosixPath(rel).parts
+    if len(parts) >= 3 and parts[0] == "logbooks":
+        if len(parts) == 3 and parts[2].endswith(".md"):
+            return layout.logbook_rel(parts[1], parts[2][: -len(".md")])
+        if len(parts) > 3:
+            return layout.logbook_rel(parts[1], parts[2])
+    return rel
+
+
+def _with_dependents(corpus: Corpus, rels: set[str]) -> list[DataPath]:
+    """The named data files plus every file that refers to one of them."""
+    wanted: set[str] = set()
+    for rel in {_owner(r) for r in rels}:
+        data = layout.classify(rel)
+        if data is None:
+            continue
+        if rel in corpus.by_rel:
+            wanted.add(rel)
+        if data.kind == "paper":
+            paper_id = data.stem
+            wanted.update(
+                f.rel
+                for f in corpus.files
+                if f.kind in ("logbook", "verdict", "reviews") and f.key[0] == paper_id
+            )
+            wanted.update(corpus.paper_rels.get(paper_id, []))  # duplicates of its id
+        elif data.kind == "logbook":
+            paper_id, logbook_id = data.key
+            for dep in (layout.verdict_rel(paper_id, logbook_id), layout.reviews_rel(paper_id)):
+                if dep in corpus.by_rel:
+                    wanted.add(dep)
+    return [corpus.by_rel[r] for r in sorted(wanted)]
+
+
+def git_changed(root: Path, ref: str) -> tuple[list[str], list[Problem]]:
+    """Files changed since the merge base with ``ref``, including uncommitted and new ones."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(root), *args], check=True, capture_output=True, text=True
+        ).stdout
+
+    try:
+        base = git("merge-base", ref, "HEAD").strip()
+        changed = git("diff", "--name-only", "--no-renames", "-z", base, "--").split("\0")
+        untracked = git("ls-files", "--others", "--exclude-standard", "-z").split("\0")
+    except (subprocess.CalledProcessError, FileNotFoundError) as exc:
+        detail = getattr(exc, "stderr", "") or str(exc)
+        return [], [
+            Problem(
+                P.GIT_ERROR,
+                ".",
+                None,
+                None,
+                f"cannot list changes since {ref!r}: {detail.strip()}",
+                "run inside a git checkout and fetch the base branch first",
+            )
+        ]
+    return sorted({r for r in changed + untracked if r}), []
+
+
+def _change_size(root: Path, rels: list[str]) -> list[Problem]:
+    sizes = Counter({r: (root / r).stat().st_size for r in rels if (root / r).is_file()})
+    total = sum(sizes.values())
+    if total <= MAX_CHANGE_BYTES:
+        return []
+    biggest = sizes.most_common(1)[0][0]
+    return [
+        Problem(
+            P.CHANGE_TOO_LARGE,
+            biggest,
+            None,
+            None,
+            f"the change adds up to {P.human_size(total)} (largest file here), over the "
+            f"{P.human_size(MAX_CHANGE_BYTES)} limit",
+            "split the submission, or link large material instead of committing it",
+        )
+    ]
