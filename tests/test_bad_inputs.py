@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+
 from reproaudit.cli import cli
 
 BAD = Path(__file__).parent / "data" / "bad"

@@ -5,7 +5,6 @@ Exit codes: 0 success, 1 invalid input or a failed check, 2 a usage error.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -85,26 +84,20 @@ def schema(out: Path | None, check: bool, repo: Path) -> None:
     Editors use them to complete and check YAML: put
     `# yaml-language-server: $schema=../../schemas/logbook.schema.json` on a file's first line.
     """
-    from .models import json_schemas
+    from .reference import schema_files
 
     out = out or repo / "schemas"
     stale = []
-    for name, body in json_schemas().items():
-        path = out / f"{name}.schema.json"
-        text = json.dumps(body, indent=2, sort_keys=True) + "\n"
-        if check:
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
-                stale.append(path)
-            continue
-        atomic_write(path, text)
-        click.echo(f"wrote {path}")
+    for rel, text in schema_files().items():
+        path = out / Path(rel).name
+        if not check:
+            atomic_write(path, text)
+            click.echo(f"wrote {path}")
+        elif not path.is_file() or path.read_text(encoding="utf-8") != text:
+            stale.append(str(path))
     if stale:
-        click.echo(
-            "out of date: "
-            + ", ".join(map(str, stale))
-            + "\n  hint: run `reproaudit schema` and commit the result",
-            err=True,
-        )
+        hint = "\n  hint: run `reproaudit schema` and commit the result"
+        click.echo(f"out of date: {', '.join(stale)}{hint}", err=True)
         raise SystemExit(1)
 
 

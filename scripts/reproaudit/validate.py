@@ -345,7 +345,8 @@ def _check_code_path(
                 f"put the code in logbooks/{paper}/{own} and write `path: {own}`",
             )
         ]
-    base = (root / "logbooks" / paper / logbook).resolve()
+    # resolve the paper folder, not the logbook folder: that one may itself be a link
+    base = (root / "logbooks" / paper).resolve() / logbook
     target = root / "logbooks" / paper / pure
     if not target.exists():
         return [
