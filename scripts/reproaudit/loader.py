@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -161,7 +160,7 @@ def read_text(path: Path, rel: str, limit: int = MAX_DATA_BYTES) -> str:
 def parse_yaml(text: str, rel: str) -> Document:
     """Parse one YAML document into plain values with line numbers, or raise."""
     try:
-        return _build(yaml.parse(text, Loader=_Loader), rel)
+        return _build(text, rel)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
@@ -194,10 +193,25 @@ def _fail(
     return ReproauditError(Problem(code, rel, event.start_mark.line + 1, None, message, hint))
 
 
+_STR = f"{_TAG}str"
+_PLAIN_FIRST = frozenset("~nNtTfF-+.0123456789")  # first characters of non-string plain scalars
+_resolved: dict[str, str] = {}
+
+
 def _scalar(event: yaml.ScalarEvent, rel: str) -> Any:
     tag = event.tag
-    if tag is None or tag == "!":
-        tag = _resolver.resolve(ScalarNode, event.value, event.implicit)
+    value = event.value
+    if tag is None:
+        # Quoted scalars and plain words are strings: skip the regex resolver (the hot path).
+        if not event.implicit[0] or (value and value[0] not in _PLAIN_FIRST):
+            return value
+        tag = _resolved.get(value)
+        if tag is None:
+            tag = _resolver.resolve(ScalarNode, value, (True, False))
+            if len(_resolved) < 65536:
+                _resolved[value] = tag
+    elif tag == "!":
+        return value
     if tag not in _SCALAR_TAGS:
         raise _fail(
             P.TAG_NOT_ALLOWED,
@@ -219,93 +233,107 @@ def _scalar(event: yaml.ScalarEvent, rel: str) -> Any:
         ) from None
 
 
-def _build(events: Iterator[yaml.Event], rel: str) -> Document:
+_ScalarEvent = yaml.ScalarEvent
+_MappingStart = yaml.MappingStartEvent
+_SequenceStart = yaml.SequenceStartEvent
+_CollectionEnd = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+_COLLECTION_TAGS = {_MappingStart: f"{_TAG}map", _SequenceStart: f"{_TAG}seq"}
+
+
+def _build(text: str, rel: str) -> Document:
+    """Build values from the parser's events, recording the line of every key and item.
+
+    This is the hot loop of loading a conference (~3 million events), so the
+    current frame lives in local variables rather than on the stack.
+    """
+    parser = _Loader(text)
+    get_event = parser.get_event
     lines: dict[int, Any] = {}
-    stack: list[list[Any]] = []  # frames: [container, pending key or None, key line]
+    stack: list[tuple[Any, Any, bool, Any, int]] = []
     roots: list[Any] = []
-
-    def attach(value: Any, event: yaml.Event) -> None:
-        line = event.start_mark.line + 1
-        if not stack:
-            roots.append(value)
-            return
-        frame = stack[-1]
-        container = frame[0]
-        if isinstance(container, list):
-            container.append(value)
-            lines[id(container)].append(line)
-        elif frame[1] is _NO_KEY:
-            if isinstance(value, (dict, list)):
-                raise _fail(P.YAML_SYNTAX, rel, event, "a mapping key must be a plain value")
-            key = value
-            if key in container:
-                raise _fail(
-                    P.DUPLICATE_KEY,
-                    rel,
-                    event,
-                    f"key {key!r} appears twice in this mapping (first on line "
-                    f"{lines[id(container)][key]})",
-                    "keep one of them",
-                )
-            frame[1], frame[2] = key, line
-        else:
-            container[frame[1]] = value
-            lines[id(container)][frame[1]] = frame[2]
-            frame[1] = _NO_KEY
-
-    for event in events:
-        kind = type(event)
-        if kind is yaml.ScalarEvent:
-            if event.anchor is not None:
+    container: Any = roots  # the innermost open collection
+    table: Any = []  # its line table: list of lines, or key -> line
+    is_list = True  # roots behaves as a list
+    key: Any = _NO_KEY  # a mapping's pending key
+    key_line = 0
+    try:
+        while True:
+            event = get_event()
+            kind = type(event)
+            if kind is _ScalarEvent or kind is _MappingStart or kind is _SequenceStart:
+                if event.anchor is not None:
+                    raise _fail(
+                        P.ALIAS_NOT_ALLOWED,
+                        rel,
+                        event,
+                        f"anchor '&{event.anchor}' is not allowed",
+                        "write the values out instead of referring to them",
+                    )
+                line = event.start_mark.line + 1
+                if kind is _ScalarEvent:
+                    value = _scalar(event, rel)
+                    opened = False
+                else:
+                    if event.tag not in (None, "!", _COLLECTION_TAGS[kind]):
+                        raise _fail(
+                            P.TAG_NOT_ALLOWED,
+                            rel,
+                            event,
+                            f"tag {_show_tag(event.tag)!r} is not allowed",
+                            "data files hold plain mappings and lists only",
+                        )
+                    value = {} if kind is _MappingStart else []
+                    opened = True
+                if is_list:
+                    container.append(value)
+                    table.append(line)
+                elif key is _NO_KEY:
+                    if opened:
+                        raise _fail(
+                            P.YAML_SYNTAX, rel, event, "a mapping key must be a plain value"
+                        )
+                    if value in container:
+                        raise _fail(
+                            P.DUPLICATE_KEY,
+                            rel,
+                            event,
+                            f"key {value!r} appears twice in this mapping (first on line "
+                            f"{table[value]})",
+                            "keep one of them",
+                        )
+                    key, key_line = value, line
+                    continue
+                else:
+                    container[key] = value
+                    table[key] = key_line
+                    key = _NO_KEY
+                if opened:
+                    stack.append((container, table, is_list, key, key_line))
+                    container, is_list, key = value, kind is _SequenceStart, _NO_KEY
+                    table = [] if is_list else {}
+                    lines[id(value)] = table
+            elif kind in _CollectionEnd:
+                container, table, is_list, key, key_line = stack.pop()
+            elif kind is yaml.AliasEvent:
                 raise _fail(
                     P.ALIAS_NOT_ALLOWED,
                     rel,
                     event,
-                    f"anchor '&{event.anchor}' is not allowed",
+                    f"alias '*{event.anchor}' is not allowed",
                     "write the values out instead of referring to them",
                 )
-            attach(_scalar(event, rel), event)
-        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
-            if event.anchor is not None:
+            elif kind is yaml.DocumentStartEvent and roots:
                 raise _fail(
-                    P.ALIAS_NOT_ALLOWED,
+                    P.MULTIPLE_DOCUMENTS,
                     rel,
                     event,
-                    f"anchor '&{event.anchor}' is not allowed",
-                    "write the values out instead of referring to them",
+                    "a second YAML document starts here",
+                    "each data file holds exactly one document",
                 )
-            is_map = kind is yaml.MappingStartEvent
-            expected = f"{_TAG}map" if is_map else f"{_TAG}seq"
-            if event.tag not in (None, "!", expected):
-                raise _fail(
-                    P.TAG_NOT_ALLOWED,
-                    rel,
-                    event,
-                    f"tag {_show_tag(event.tag)!r} is not allowed",
-                    "data files hold plain mappings and lists only",
-                )
-            value: Any = {} if is_map else []
-            lines[id(value)] = {} if is_map else []
-            attach(value, event)
-            stack.append([value, _NO_KEY, 0])
-        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-            stack.pop()
-        elif kind is yaml.AliasEvent:
-            raise _fail(
-                P.ALIAS_NOT_ALLOWED,
-                rel,
-                event,
-                f"alias '*{event.anchor}' is not allowed",
-                "write the values out instead of referring to them",
-            )
-        elif kind is yaml.DocumentStartEvent and roots:
-            raise _fail(
-                P.MULTIPLE_DOCUMENTS,
-                rel,
-                event,
-                "a second YAML document starts here",
-                "each data file holds exactly one document",
-            )
+            elif kind is yaml.StreamEndEvent:
+                break
+    finally:
+        parser.dispose()
     if not roots or (roots[0] is None and len(roots) == 1):
         raise ReproauditError(
             Problem(

@@ -21,7 +21,7 @@ from . import problems as P
 from .layout import DataPath
 from .models import Logbook, PaperFile, ReviewsFile, VerdictFile
 from .problems import Problem
-from .repo import Corpus
+from .repo import Corpus, paused_gc
 
 MAX_WRITEUP_BYTES = 256 * 1024
 MAX_CODE_FILE_BYTES = 1024 * 1024
@@ -63,8 +63,9 @@ def validate_repo(
             rels |= set(changed)
             report.problems.extend(_stray_problems(r for r in changed if layout.misplaced(r)))
         targets = _with_dependents(corpus, rels)
-    for target in targets:
-        report.problems.extend(check_file(corpus, target))
+    with paused_gc():
+        for target in targets:
+            report.problems.extend(check_file(corpus, target))
     report.checked = len(targets)
     return report
 
