@@ -101,6 +101,87 @@ def schema(out: Path | None, check: bool, repo: Path) -> None:
         raise SystemExit(1)
 
 
+@cli.command()
+@click.option("--paper", help="Judge only this paper's logbooks.")
+@click.option("--logbook", help="Judge only logbooks with this id.")
+@click.option(
+    "--mode",
+    type=click.Choice(["rules", "llm", "auto"]),
+    default="auto",
+    show_default=True,
+    help="auto = llm when REPROAUDIT_JUDGE_BASE_URL is set.",
+)
+@click.option(
+    "--reruns",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Re-run records: DIR/<paper>/<logbook>/{outputs,run}.json.",
+)
+@click.option(
+    "--samples",
+    type=click.IntRange(1, 15),
+    default=3,
+    show_default=True,
+    help="LLM samples per logbook; the verdict is their majority.",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 512),
+    default=8,
+    show_default=True,
+    help="LLM requests in flight at once.",
+)
+@repo_option
+def judge(
+    paper: str | None,
+    logbook: str | None,
+    mode: str,
+    reruns: Path | None,
+    samples: int,
+    concurrency: int,
+    repo: Path,
+) -> None:
+    """Judge logbooks and write verdicts/<paper>/<logbook>.yaml.
+
+    A verdict whose inputs are unchanged (same input_sha256) is not recomputed.
+    LLM settings: REPROAUDIT_JUDGE_BASE_URL, REPROAUDIT_JUDGE_MODEL, REPROAUDIT_JUDGE_API_KEY.
+    """
+    from .judge.llm import PROMPT_VERSION, LlmJudge, LlmSettings
+    from .judge.run import judge_repo
+
+    settings = LlmSettings.from_env()
+    if mode == "auto":
+        mode = "llm" if settings.configured else "rules"
+    if mode == "llm" and not settings.configured:
+        raise click.UsageError(
+            "--mode llm needs REPROAUDIT_JUDGE_BASE_URL (an OpenAI-compatible "
+            "endpoint); use --mode rules to judge offline"
+        )
+    llm = LlmJudge(settings, samples) if mode == "llm" else None
+    summary = judge_repo(
+        repo,
+        mode=mode,
+        reruns=reruns,
+        paper=paper,
+        logbook=logbook,
+        samples=samples,
+        concurrency=concurrency,
+        llm=llm,
+        model=settings.model,
+        prompt_version=PROMPT_VERSION,
+    )
+    if summary.problems:
+        click.echo(format_problems(summary.problems, "text"), err=True)
+    line = f"{len(summary.judged)} verdict(s) written, {len(summary.unchanged)} unchanged"
+    if mode == "llm":
+        u = summary.usage
+        line += (
+            f"; {u.requests} LLM request(s), {u.prompt_tokens} prompt + "
+            f"{u.completion_tokens} completion tokens"
+        )
+    click.echo(f"{line} [{mode}]")
+    raise SystemExit(1 if summary.problems else 0)
+
+
 @cli.group()
 def new() -> None:
     """Scaffold a paper file or a logbook that validates as it is."""

@@ -329,15 +329,15 @@ def _judge_threshold(claim: Claim, target: Target, points: list[Point], j: Judge
     ok, text = compare[target.form]
     failing = [p for p in points if not ok(p.value)]
     unit = "" if target.unit == "dimensionless" else f" {target.unit}"
-    shown = _describe(points, claim, unit)
     if failing:
         j.verdict = "falsified"
-        j.evidence += (
-            f"{target.metric} {shown}; {_describe(failing, claim, unit)} fails {text}{unit}"
-        )
+        j.evidence += f"{target.metric} {_describe(failing, claim, unit)} fails {text}{unit}"
+        passing = len(points) - len(failing)
+        if passing:
+            j.evidence += f" ({passing} other measurement{'s' if passing > 1 else ''} pass)"
         return
     j.verdict = "verified"
-    j.evidence += f"{target.metric} {shown} meets {text}{unit}"
+    j.evidence += f"{target.metric} {_describe(points, claim, unit)} meets {text}{unit}"
     _cap_for_coverage(claim, points, j)
 
 

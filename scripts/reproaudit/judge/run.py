@@ -48,6 +48,7 @@ class Case:
     record: RerunRecord | None
     writeup: str | None
     sha: str
+    logbook_text: str | None = None  # the raw YAML, for the LLM (untrusted)
 
 
 LlmJudge = Callable[[Case, list[Judgement]], tuple[list[dict[str, Any]], Usage]]
@@ -122,7 +123,8 @@ def collect_cases(
             if writeup_path.is_file()
             else None
         )
-        cases.append(Case(rels[0], paper_model, loaded.model, record, writeup, sha))
+        text = (corpus.root / path.rel).read_text(encoding="utf-8", errors="replace")
+        cases.append(Case(rels[0], paper_model, loaded.model, record, writeup, sha, text))
     return cases, unchanged, problems
 
 
