@@ -136,6 +136,7 @@ class FakeLLM:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body leave at once: no 40 ms stalls
 
             def log_message(self, *args: object) -> None:
                 pass
@@ -165,3 +166,24 @@ class FakeLLM:
                 self.wfile.write(data)
 
         return Handler
+
+
+def main() -> None:
+    """Serve from the command line (benchmarks run it in its own process)."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--behavior", default="correct")
+    parser.add_argument("--latency", type=float, default=0.0)
+    args = parser.parse_args()
+    with FakeLLM(args.behavior, latency=args.latency) as fake:
+        print(fake.url, flush=True)
+        try:
+            sys.stdin.read()  # serve until the parent closes our stdin
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()

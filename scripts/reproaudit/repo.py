@@ -146,6 +146,21 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
+@contextmanager
+def frozen_gc() -> Iterator[None]:
+    """Keep the collector on but stop it rescanning everything loaded so far.
+
+    For long phases that create short-lived garbage of their own (LLM requests
+    over many threads): what exists now moves to the permanent generation.
+    """
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def load_corpus(root: Path) -> Corpus:
     """Scan a repository; files load on first use."""
     return Corpus(root)

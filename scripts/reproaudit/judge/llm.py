@@ -123,15 +123,32 @@ def truncate(text: str, budget: int) -> str:
     return f"{text[:head]}\n[... {cut} characters truncated ...]\n{text[-(budget - head) :]}"
 
 
-def _defang(text: str, nonce: str) -> str:
-    # The nonce is unguessable, but never let untrusted text carry it.
-    return text.replace(nonce, "[nonce removed]")
+_SLOT = "\x00nonce\x00"  # where the nonce goes; NUL never survives in untrusted text
 
 
-def build_messages(
-    case: Case, judgements: list[Judgement], logbook_text: str, nonce: str
-) -> list[dict[str, str]]:
-    """The chat messages for one request: trusted instructions, then fenced data."""
+@dataclass(frozen=True)
+class Prompt:
+    """The messages for one logbook, rendered once; each request only fills in its nonce."""
+
+    system: str
+    user: str
+    untrusted: str  # everything fenced, to make sure a nonce never occurs in it
+
+    def messages(self, nonce: str) -> list[dict[str, str]]:
+        return [
+            {"role": "system", "content": self.system.replace(_SLOT, nonce)},
+            {"role": "user", "content": self.user.replace(_SLOT, nonce)},
+        ]
+
+    def fresh_nonce(self) -> str:
+        while True:
+            nonce = secrets.token_hex(8)
+            if nonce not in self.untrusted:
+                return nonce
+
+
+def build_prompt(case: Case, judgements: list[Judgement], logbook_text: str) -> Prompt:
+    """Trusted instructions and findings, then the untrusted texts fenced and cut to budget."""
     rules = {j.claim: j for j in judgements}
     claims = []
     for claim in case.paper.claims:
@@ -150,22 +167,26 @@ def build_messages(
             }
         )
     record = case.record
+    untrusted = [
+        truncate(logbook_text, BUDGET_LOGBOOK),
+        truncate(case.writeup or "(none)", BUDGET_WRITEUP),
+        truncate(record.rerun.log_tail if record else "(no re-run)", BUDGET_LOG_TAIL),
+    ]
+    untrusted = [text.replace("\x00", "") for text in untrusted]
     user = _user_template().render(
         paper=case.paper.paper,
         logbook_id=case.logbook.logbook.id,
         contributor=case.logbook.logbook.contributor.github,
         rerun_status=record.rerun.status if record else "none (numbers are self-reported)",
         claims_json=json.dumps(claims, indent=1, ensure_ascii=False),
-        nonce=nonce,
-        logbook_text=_defang(truncate(logbook_text, BUDGET_LOGBOOK), nonce),
-        writeup_text=_defang(truncate(case.writeup or "(none)", BUDGET_WRITEUP), nonce),
-        log_tail=_defang(
-            truncate(record.rerun.log_tail if record else "(no re-run)", BUDGET_LOG_TAIL), nonce
-        ),
+        nonce=_SLOT,
+        logbook_text=untrusted[0],
+        writeup_text=untrusted[1],
+        log_tail=untrusted[2],
         claim_ids=", ".join(c.id for c in case.paper.claims),
     )
-    system = _prompt(f"v{PROMPT_VERSION}.system.md").replace("{nonce}", nonce)
-    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    system = _prompt(f"v{PROMPT_VERSION}.system.md").replace("{nonce}", _SLOT)
+    return Prompt(system, user, "\n".join(untrusted))
 
 
 _INJECTION = re.compile(
@@ -289,8 +310,9 @@ class LlmJudge:
         usage = Usage()
         votes: dict[str, Counter[str]] = {c: Counter() for c in claim_ids}
         evidence: dict[str, dict[str, str]] = {c: {} for c in claim_ids}
+        prompt = build_prompt(case, judgements, logbook_text)
         for _ in range(self.samples):
-            answer, used = self._sample(case, judgements, logbook_text, claim_ids)
+            answer, used = self._sample(prompt, claim_ids)
             usage = Usage(
                 requests=usage.requests + used.requests,
                 prompt_tokens=usage.prompt_tokens + used.prompt_tokens,
@@ -321,39 +343,42 @@ class LlmJudge:
         return claims, usage
 
     def _sample(
-        self, case: Case, judgements: list[Judgement], logbook_text: str, claim_ids: list[str]
+        self, prompt: Prompt, claim_ids: list[str]
     ) -> tuple[dict[str, tuple[str, str]] | None, Usage]:
-        """One vote: up to PARSE_ATTEMPTS requests until a reply validates."""
+        """One vote: up to PARSE_ATTEMPTS requests until a reply validates.
+
+        The request goes through the client's generic ``post`` (its documented way
+        to call any path) so it keeps the client's retries, backoff and
+        ``Retry-After`` handling without re-validating our messages on every call,
+        which cost more CPU than the rest of the judge together.
+        """
         from openai import OpenAIError
 
         requests = prompt_tokens = completion_tokens = 0
+        answer = None
         for _ in range(PARSE_ATTEMPTS):
-            messages = build_messages(case, judgements, logbook_text, secrets.token_hex(8))
-            try:
-                response = self.client.chat.completions.create(
-                    model=self.settings.model,
-                    messages=messages,
-                    response_format={"type": "json_object"},
-                    temperature=0.7,
-                )
-            except OpenAIError:
-                return None, Usage(
-                    requests=requests + 1,
-                    prompt_tokens=prompt_tokens,
-                    completion_tokens=completion_tokens,
-                )
+            body = {
+                "model": self.settings.model,
+                "messages": prompt.messages(prompt.fresh_nonce()),
+                "response_format": {"type": "json_object"},
+                "temperature": 0.7,
+            }
             requests += 1
-            if response.usage is not None:
-                prompt_tokens += response.usage.prompt_tokens or 0
-                completion_tokens += response.usage.completion_tokens or 0
             try:
-                content = response.choices[0].message.content if response.choices else None
+                raw = self.client.post("/chat/completions", body=body, cast_to=str)
+            except OpenAIError:
+                break
+            try:
+                data = json.loads(raw)
+                used = data.get("usage") or {}
+                prompt_tokens += int(used.get("prompt_tokens") or 0)
+                completion_tokens += int(used.get("completion_tokens") or 0)
+                content = data["choices"][0]["message"]["content"]
                 answer = parse_reply(content, claim_ids)
-            except ReplyError:
-                continue
-            return answer, Usage(
-                requests=requests, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
-            )
-        return None, Usage(
+            except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+                continue  # ReplyError is a ValueError: ask again
+            break
+        usage = Usage(
             requests=requests, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
         )
+        return answer, usage
