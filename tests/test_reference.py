@@ -31,3 +31,11 @@ def test_every_problem_code_is_raised_somewhere() -> None:
     for name in CODES:
         constant = name.upper()
         assert source.count(f"P.{constant}") >= 1, f"{name} is registered but never used"
+
+
+def test_every_verdict_and_flag_is_explained_with_a_heading() -> None:
+    from reproaudit.models import FLAGS, VERDICTS
+
+    page = (ROOT / "site" / "verdicts-and-flags.md").read_text(encoding="utf-8")
+    for name in (*VERDICTS, *FLAGS):
+        assert f"### `{name}`" in page, f"site/verdicts-and-flags.md does not explain {name}"

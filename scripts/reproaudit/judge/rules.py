@@ -334,7 +334,7 @@ def _judge_threshold(claim: Claim, target: Target, points: list[Point], j: Judge
         j.evidence += f"{target.metric} {_describe(failing, claim, unit)} fails {text}{unit}"
         passing = len(points) - len(failing)
         if passing:
-            j.evidence += f" ({passing} other measurement{'s' if passing > 1 else ''} pass)"
+            j.evidence += f" ({passing} other measurement{'s pass' if passing > 1 else ' passes'})"
         return
     j.verdict = "verified"
     j.evidence += f"{target.metric} {_describe(points, claim, unit)} meets {text}{unit}"
