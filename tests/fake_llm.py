@@ -171,6 +171,7 @@ class FakeLLM:
 def main() -> None:
     """Serve from the command line (benchmarks run it in its own process)."""
     import argparse
+    import contextlib
     import sys
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -179,10 +180,8 @@ def main() -> None:
     args = parser.parse_args()
     with FakeLLM(args.behavior, latency=args.latency) as fake:
         print(fake.url, flush=True)
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             sys.stdin.read()  # serve until the parent closes our stdin
-        except KeyboardInterrupt:
-            pass
 
 
 if __name__ == "__main__":

@@ -127,3 +127,17 @@ def test_console_script_runs() -> None:
         check=True,
     )
     assert "version" in result.stdout
+
+
+def test_the_repository_own_data_validates_and_its_verdicts_are_current(tmp_path: Path) -> None:
+    import shutil
+
+    root = Path(__file__).resolve().parents[1]
+    for name in ("claims", "logbooks", "verdicts"):
+        shutil.copytree(root / name, tmp_path / name, ignore=shutil.ignore_patterns("results"))
+    assert validate_repo(tmp_path).problems == []
+    result = invoke("judge", "--mode", "rules", "--repo", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("0 verdict(s) written"), (
+        "verdicts/ is out of date: run `reproaudit judge --mode rules` and commit it"
+    )

@@ -182,6 +182,26 @@ def judge(
     raise SystemExit(1 if summary.problems else 0)
 
 
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the table as JSON.")
+@repo_option
+def stats(as_json: bool, repo: Path) -> None:
+    """Print the headline table: papers per bucket, claims per fold.
+
+    Reads verdict files as they are; it never judges.
+    """
+    import json
+
+    from .fold import fold, format_stats
+    from .fold import stats as headline
+    from .records import load_tables
+    from .repo import Corpus
+
+    tables = load_tables(Corpus(repo))
+    table = headline(*fold(tables.verdicts, tables.reviews))
+    click.echo(json.dumps(table, indent=2) if as_json else format_stats(table))
+
+
 @cli.group()
 def new() -> None:
     """Scaffold a paper file or a logbook that validates as it is."""

@@ -127,7 +127,7 @@ def test_broken_endpoint_keeps_rules_verdicts_with_llm_failed(traps: Path, behav
         requests = fake.count
     got = out["verdicts"]
     for logbook, claims in EXPECTED.items():
-        for claim, (verdict, flags) in claims.items():
+        for claim, (verdict, _flags) in claims.items():
             item = got[logbook][claim]
             assert item["verdict"] == verdict, (logbook, claim)
             assert "llm_failed" in item["flags"], (logbook, claim)

@@ -1,0 +1,180 @@
+"""Folding verdicts into claim and paper outcomes: pure pandas, no I/O, no clock.
+
+The rules of DESIGN.md ("Folding verdicts"):
+
+1. Maintainer reviews apply first: the latest ``review`` of a (logbook, claim)
+   overrides its machine verdict (``confirm`` -> falsified, ``reject`` ->
+   inconclusive). Author responses are shown, not counted.
+2. Per claim, each contributor counts once, with the verdict of their most
+   recently judged logbook for that paper.
+3. Claim fold: contested = verified and falsified both present (necessarily
+   from different contributors); verified = verified, no falsified; falsified =
+   falsified, no verified; toy = only toy and inconclusive with at least one
+   toy; inconclusive = the rest; untested = no verdict.
+4. Paper bucket over the claims with at least one verdict, first match wins:
+   contested > fully reproduced > mixed > partial > falsified > toy only >
+   inconclusive.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+VERDICT_COLUMNS = ["paper", "logbook", "contributor", "judged_at", "claim", "verdict"]
+REVIEW_COLUMNS = ["paper", "logbook", "claim", "kind", "stance", "at"]
+CLAIM_FOLDS = ["contested", "verified", "falsified", "toy", "inconclusive"]
+BUCKETS = [
+    "contested",
+    "fully_reproduced",
+    "mixed",
+    "partial",
+    "falsified",
+    "toy_only",
+    "inconclusive",
+]
+BUCKET_LABELS = {
+    "contested": "Contested",
+    "fully_reproduced": "Fully reproduced",
+    "mixed": "Mixed",
+    "partial": "Partially reproduced",
+    "falsified": "Falsified",
+    "toy_only": "Toy only",
+    "inconclusive": "Inconclusive",
+}
+REVIEW_EFFECT = {"confirm": "falsified", "reject": "inconclusive"}
+
+
+def empty_verdicts() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype="object") for c in VERDICT_COLUMNS})
+
+
+def apply_reviews(verdicts: pd.DataFrame, reviews: pd.DataFrame) -> pd.DataFrame:
+    """Machine verdicts with the latest maintainer review of each (logbook, claim) applied.
+
+    Adds ``machine_verdict`` (what the judge said) and ``review`` (the stance applied, or NA).
+    """
+    out = verdicts.copy()
+    out["machine_verdict"] = out["verdict"]
+    keys = ["paper", "logbook", "claim"]
+    if reviews.empty:
+        out["review"] = pd.Series(pd.NA, index=out.index, dtype="object")
+        return out
+    latest = (
+        reviews[reviews["kind"] == "review"]
+        .sort_values("at", kind="stable")
+        .drop_duplicates(keys, keep="last")[[*keys, "stance"]]
+        .rename(columns={"stance": "review"})
+    )
+    out = out.merge(latest, on=keys, how="left")
+    reviewed = out["review"].notna()
+    out.loc[reviewed, "verdict"] = out.loc[reviewed, "review"].map(REVIEW_EFFECT)
+    return out
+
+
+def latest_per_contributor(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Only the rows of each contributor's most recently judged logbook per paper."""
+    if verdicts.empty:
+        return verdicts
+    books = verdicts[["paper", "contributor", "logbook", "judged_at"]].drop_duplicates(
+        ["paper", "logbook"]
+    )
+    latest = books.sort_values(["judged_at", "logbook"], kind="stable").drop_duplicates(
+        ["paper", "contributor"], keep="last"
+    )
+    return verdicts.merge(latest[["paper", "logbook"]], on=["paper", "logbook"], how="inner")
+
+
+def fold_claims(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """One row per (paper, claim) with a verdict: vote counts and the claim's fold."""
+    if verdicts.empty:
+        return pd.DataFrame(columns=["paper", "claim", *CLAIM_FOLDS[1:], "contributors", "fold"])
+    counts = (
+        pd.crosstab([verdicts["paper"], verdicts["claim"]], verdicts["verdict"])
+        .reindex(columns=CLAIM_FOLDS[1:], fill_value=0)
+        .reset_index()
+    )
+    counts.columns.name = None
+    counts["contributors"] = counts[CLAIM_FOLDS[1:]].sum(axis=1)
+    v, f, t = counts["verified"] > 0, counts["falsified"] > 0, counts["toy"] > 0
+    counts["fold"] = np.select(
+        [v & f, v, f, t], ["contested", "verified", "falsified", "toy"], default="inconclusive"
+    )
+    return counts
+
+
+def fold_papers(claims: pd.DataFrame) -> pd.DataFrame:
+    """One row per paper with at least one claim verdict: claim-fold counts and bucket."""
+    if claims.empty:
+        return pd.DataFrame(columns=["paper", *CLAIM_FOLDS, "claims", "bucket"])
+    per = (
+        pd.crosstab(claims["paper"], claims["fold"])
+        .reindex(columns=CLAIM_FOLDS, fill_value=0)
+        .reset_index()
+    )
+    per.columns.name = None
+    per["claims"] = per[CLAIM_FOLDS].sum(axis=1)
+    c, v, f, t = (per[k] > 0 for k in ("contested", "verified", "falsified", "toy"))
+    every = per["verified"] == per["claims"]
+    per["bucket"] = np.select(
+        [c, every, v & f, v, f, t],
+        ["contested", "fully_reproduced", "mixed", "partial", "falsified", "toy_only"],
+        default="inconclusive",
+    )
+    return per
+
+
+def fold(verdicts: pd.DataFrame, reviews: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Verdict rows and reviews -> (claim folds, paper buckets)."""
+    counted = latest_per_contributor(apply_reviews(verdicts, reviews))
+    claims = fold_claims(counted)
+    return claims, fold_papers(claims)
+
+
+def _share(count: int, total: int) -> dict[str, Any]:
+    return {"count": int(count), "percent": round(100.0 * count / total, 1) if total else 0.0}
+
+
+def stats_from_buckets(buckets: dict[str, int], claims: dict[str, int] | None = None) -> dict:
+    """The headline table from bucket counts (the shape `reproaudit stats --json` prints)."""
+    counts = {b: int(buckets.get(b, 0)) for b in BUCKETS}
+    judged = sum(counts.values())
+    verified = counts["fully_reproduced"] + counts["mixed"] + counts["partial"]
+    against = counts["contested"] + counts["mixed"] + counts["falsified"]
+    return {
+        "papers_judged": judged,
+        "buckets": counts,
+        "at_least_one_verified": _share(verified, judged),
+        "at_least_one_falsified_or_contested": _share(against, judged),
+        "claims": {k: int((claims or {}).get(k, 0)) for k in CLAIM_FOLDS},
+    }
+
+
+def stats(claims: pd.DataFrame, papers: pd.DataFrame) -> dict:
+    buckets = papers["bucket"].value_counts().to_dict() if not papers.empty else {}
+    folds = claims["fold"].value_counts().to_dict() if not claims.empty else {}
+    return stats_from_buckets(buckets, folds)
+
+
+def format_stats(table: dict) -> str:
+    """The headline table as text."""
+    judged = table["papers_judged"]
+    lines = [f"Papers judged: {judged:,}", ""]
+    width = max(len(label) for label in BUCKET_LABELS.values())
+    for key in BUCKETS:
+        share = _share(table["buckets"][key], judged)
+        lines.append(
+            f"  {BUCKET_LABELS[key]:<{width}}  {share['count']:>6,}  {share['percent']:5.1f}%"
+        )
+    lines.append("")
+    for key, label in (
+        ("at_least_one_verified", "At least one claim verified"),
+        ("at_least_one_falsified_or_contested", "At least one claim falsified or contested"),
+    ):
+        share = table[key]
+        lines.append(f"{label}: {share['count']:,} ({share['percent']:.1f}%)")
+    claims = table["claims"]
+    lines.append("Claims: " + ", ".join(f"{claims[k]:,} {k}" for k in CLAIM_FOLDS))
+    return "\n".join(lines)

@@ -1,0 +1,67 @@
+"""Flat tables of a repository's verdicts and reviews, for folding and export.
+
+This is the I/O side of ``fold``: it reads verdict files as they are (it
+never judges) and joins each to its logbook's contributor. Verdicts whose
+logbook or paper is gone, and claims the paper no longer has, are left out;
+``reproaudit validate`` reports them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .fold import REVIEW_COLUMNS, VERDICT_COLUMNS
+from .repo import Corpus, paused_gc
+
+
+@dataclass
+class Tables:
+    verdicts: pd.DataFrame  # VERDICT_COLUMNS + evidence, flags, mode, input_sha256
+    reviews: pd.DataFrame  # REVIEW_COLUMNS + by, link, text
+
+
+def load_tables(corpus: Corpus) -> Tables:
+    rows: list[dict] = []
+    reviews: list[dict] = []
+    with paused_gc():
+        claim_ids = {paper.paper.id: {c.id for c in paper.claims} for _, paper in corpus.papers()}
+        for path, verdict in corpus.verdicts():
+            paper_id, logbook_id = path.key
+            known = claim_ids.get(paper_id)
+            book = corpus.logbook(paper_id, logbook_id)
+            if known is None or book is None:
+                continue
+            for item in verdict.claims:
+                if item.claim not in known:
+                    continue
+                rows.append(
+                    {
+                        "paper": paper_id,
+                        "logbook": logbook_id,
+                        "contributor": book.logbook.contributor.github,
+                        "judged_at": verdict.judged_at,
+                        "claim": item.claim,
+                        "verdict": item.verdict,
+                        "evidence": item.evidence or "",
+                        "flags": list(item.flags),
+                        "mode": verdict.judge.mode,
+                        "input_sha256": verdict.input_sha256,
+                    }
+                )
+        for path in corpus.of_kind("reviews"):
+            model = corpus.load(path).model
+            if model is None:
+                continue
+            for review in model.reviews:
+                reviews.append({"paper": path.key[0], **review.model_dump()})
+    verdicts = pd.DataFrame(
+        rows, columns=[*VERDICT_COLUMNS, "evidence", "flags", "mode", "input_sha256"]
+    )
+    if not verdicts.empty:
+        verdicts["judged_at"] = pd.to_datetime(verdicts["judged_at"], utc=True)
+    review_frame = pd.DataFrame(reviews, columns=[*REVIEW_COLUMNS, "by", "link", "text"])
+    if not review_frame.empty:
+        review_frame["at"] = pd.to_datetime(review_frame["at"], utc=True)
+    return Tables(verdicts, review_frame)
