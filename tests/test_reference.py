@@ -36,6 +36,6 @@ def test_every_problem_code_is_raised_somewhere() -> None:
 def test_every_verdict_and_flag_is_explained_with_a_heading() -> None:
     from reproaudit.models import FLAGS, VERDICTS
 
-    page = (ROOT / "site" / "verdicts-and-flags.md").read_text(encoding="utf-8")
+    page = (ROOT / "scripts/reproaudit/site/docs/verdicts-and-flags.md").read_text(encoding="utf-8")
     for name in (*VERDICTS, *FLAGS):
-        assert f"### `{name}`" in page, f"site/verdicts-and-flags.md does not explain {name}"
+        assert f"### `{name}`" in page, f"verdicts-and-flags.md does not explain {name}"

@@ -397,6 +397,7 @@ class RerunInfo(Model):
     duration_s: Number | None = None
     exit_code: int | None = None
     outputs_sha256: Sha256 | None = None
+    run_sha256: Sha256 | None = Field(None, description="hash of run.json, part of the input hash")
 
 
 class Votes(Model):

@@ -71,8 +71,8 @@ def cli_page() -> str:
 def reference_files() -> dict[str, str]:
     return {
         **schema_files(),
-        "site/reference/problem-codes.md": problem_codes_page(),
-        "site/reference/cli.md": cli_page(),
+        "scripts/reproaudit/site/docs/reference/problem-codes.md": problem_codes_page(),
+        "scripts/reproaudit/site/docs/reference/cli.md": cli_page(),
     }
 
 

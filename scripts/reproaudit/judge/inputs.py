@@ -80,6 +80,7 @@ def read_rerun(reruns: Path | None, paper: str, logbook: str) -> RerunRecord | N
         duration_s=float(duration) if isinstance(duration, (int, float)) else None,
         exit_code=exit_code,
         outputs_sha256=sha256_bytes(outputs_bytes),
+        run_sha256=sha256_bytes(run_bytes),
     )
     tail = str(run.get("log_tail") or "")[-LOG_TAIL_CHARS:]
     return RerunRecord(Rerun(status, outputs, exit_code, tail), info, outputs_bytes, run_bytes)
@@ -90,10 +91,15 @@ def input_hash(
     paper_rel: str,
     paper_id: str,
     logbook_id: str,
-    record: RerunRecord | None,
+    rerun: RerunInfo | None,
     config: dict[str, Any],
 ) -> str:
-    """SHA-256 over everything that can change this logbook's verdict."""
+    """SHA-256 over everything that can change this logbook's verdict.
+
+    The re-run enters through the hashes a verdict records (``outputs_sha256``,
+    ``run_sha256``), so a verdict can be checked for staleness later without the
+    re-run files at hand.
+    """
 
     def file_hash(rel: str) -> str | None:
         path = root / rel
@@ -104,8 +110,8 @@ def input_hash(
         "paper": file_hash(paper_rel),
         "logbook": file_hash(layout.logbook_rel(paper_id, logbook_id)),
         "writeup": file_hash(layout.writeup_rel(paper_id, logbook_id)),
-        "outputs": sha256_bytes(record.outputs_bytes) if record else None,
-        "run": sha256_bytes(record.run_bytes) if record else None,
+        "outputs": rerun.outputs_sha256 if rerun else None,
+        "run": rerun.run_sha256 if rerun else None,
     }
     canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()

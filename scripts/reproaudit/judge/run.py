@@ -112,7 +112,9 @@ def collect_cases(
             )
             continue
         record = read_rerun(reruns, paper_id, logbook_id)
-        sha = input_hash(corpus.root, rels[0], paper_id, logbook_id, record, config)
+        sha = input_hash(
+            corpus.root, rels[0], paper_id, logbook_id, record.info if record else None, config
+        )
         existing = corpus.by_rel.get(verdict_rel)
         if existing is not None:
             current = corpus.load(existing).model
@@ -128,6 +130,18 @@ def collect_cases(
         text = (corpus.root / path.rel).read_text(encoding="utf-8", errors="replace")
         cases.append(Case(rels[0], paper_model, loaded.model, record, writeup, sha, text))
     return cases, unchanged, problems
+
+
+def is_stale(corpus: Corpus, verdict: VerdictFile, rules_version: int = RULES_VERSION) -> bool:
+    """Whether a verdict's inputs changed since it was written (it is shown, marked stale)."""
+    rels = corpus.paper_rels.get(verdict.paper, [])
+    if len(rels) != 1:
+        return True
+    judge = verdict.judge
+    config = judge_config(judge.mode, judge.model, judge.prompt_version, judge.samples)
+    config["rules_version"] = rules_version
+    sha = input_hash(corpus.root, rels[0], verdict.paper, verdict.logbook, verdict.rerun, config)
+    return sha != verdict.input_sha256
 
 
 def rules_judgements(case: Case) -> list[Judgement]:
