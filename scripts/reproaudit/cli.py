@@ -202,6 +202,94 @@ def stats(as_json: bool, repo: Path) -> None:
     click.echo(json.dumps(table, indent=2) if as_json else format_stats(table))
 
 
+@cli.command()
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where the site goes [default: <repo>/_site].",
+)
+@click.option(
+    "--paper",
+    "papers",
+    multiple=True,
+    metavar="P",
+    help="Build only this paper's pages (and what they link to); repeatable.",
+)
+@click.option("--serve", is_flag=True, help="Then serve the site on http://127.0.0.1:8000/.")
+@click.option("--port", type=int, default=8000, show_default=True)
+@repo_option
+def build(out: Path | None, papers: tuple[str, ...], serve: bool, port: int, repo: Path) -> None:
+    """Build the public site with mkdocs-material (strict).
+
+    Logbooks without a verdict are judged first, offline (rules mode).
+    """
+    from .site.build import build_site
+
+    try:
+        report = build_site(repo, out, papers=list(papers) or None)
+    except ReproauditError as exc:
+        _fail(exc)
+    times = ", ".join(f"{name} {sec:.1f} s" for name, sec in report.seconds.items())
+    click.echo(
+        f"built {report.pages} pages and {report.files} files into {report.out} "
+        f"({report.judged} logbook(s) judged first; {times})"
+    )
+    if serve:
+        _serve(report.out, port)
+
+
+def _serve(folder: Path, port: int) -> None:
+    import contextlib
+    import functools
+    import http.server
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
+        click.echo(f"serving {folder} on http://127.0.0.1:{port}/ (Ctrl-C stops)")
+        with contextlib.suppress(KeyboardInterrupt):
+            server.serve_forever()
+
+
+@cli.command()
+@click.option(
+    "--format",
+    "formats",
+    type=click.Choice(["csv", "parquet", "jsonl"]),
+    multiple=True,
+    help="Repeatable [default: all three].",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("export"),
+    show_default=True,
+)
+@repo_option
+def export(formats: tuple[str, ...], out: Path, repo: Path) -> None:
+    """Write the claims x verdicts table as CSV, Parquet and/or JSON Lines."""
+    from .export import FORMATS, corpus_frame, write_export
+
+    frame = corpus_frame(repo)
+    for path in write_export(frame, out, formats or FORMATS):
+        click.echo(f"wrote {path} ({len(frame)} rows)")
+
+
+@cli.command()
+@click.option("--repo-id", required=True, metavar="ORG/NAME", help="The Hub dataset to update.")
+@click.option("--dry-run", is_flag=True, help="Write the folder and say what would be uploaded.")
+@click.option("--token", envvar="HF_TOKEN", help="Hub token [env: HF_TOKEN].")
+@repo_option
+def publish(repo_id: str, dry_run: bool, token: str | None, repo: Path) -> None:
+    """Publish the export and a dataset card to a Hugging Face Hub dataset."""
+    from .publish import publish_dataset
+
+    try:
+        result = publish_dataset(repo, repo_id, token=token, dry_run=dry_run)
+    except ReproauditError as exc:
+        _fail(exc)
+    click.echo(result)
+
+
 @cli.group()
 def new() -> None:
     """Scaffold a paper file or a logbook that validates as it is."""

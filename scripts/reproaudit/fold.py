@@ -92,7 +92,9 @@ def fold_claims(verdicts: pd.DataFrame) -> pd.DataFrame:
     if verdicts.empty:
         return pd.DataFrame(columns=["paper", "claim", *CLAIM_FOLDS[1:], "contributors", "fold"])
     counts = (
-        pd.crosstab([verdicts["paper"], verdicts["claim"]], verdicts["verdict"])
+        verdicts.groupby(["paper", "claim", "verdict"], sort=True)
+        .size()
+        .unstack("verdict", fill_value=0)
         .reindex(columns=CLAIM_FOLDS[1:], fill_value=0)
         .reset_index()
     )
@@ -110,7 +112,9 @@ def fold_papers(claims: pd.DataFrame) -> pd.DataFrame:
     if claims.empty:
         return pd.DataFrame(columns=["paper", *CLAIM_FOLDS, "claims", "bucket"])
     per = (
-        pd.crosstab(claims["paper"], claims["fold"])
+        claims.groupby(["paper", "fold"], sort=True)
+        .size()
+        .unstack("fold", fill_value=0)
         .reindex(columns=CLAIM_FOLDS, fill_value=0)
         .reset_index()
     )
@@ -124,6 +128,22 @@ def fold_papers(claims: pd.DataFrame) -> pd.DataFrame:
         default="inconclusive",
     )
     return per
+
+
+def fold_all(
+    verdicts: pd.DataFrame, reviews: pd.DataFrame
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(every verdict row with reviews applied and ``counted`` marked, claim folds, paper buckets).
+
+    ``counted`` is True for rows of a contributor's latest logbook on a paper: the
+    rows that the folds count. Pages show the others as superseded.
+    """
+    applied = apply_reviews(verdicts, reviews)
+    counted = latest_per_contributor(applied)
+    keys = ["paper", "logbook"]
+    applied["counted"] = applied.set_index(keys).index.isin(counted.set_index(keys).index)
+    claims = fold_claims(counted)
+    return applied, claims, fold_papers(claims)
 
 
 def fold(verdicts: pd.DataFrame, reviews: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -1,0 +1,147 @@
+"""The corpus as one table: every claim with each logbook's verdict.
+
+One row per (paper, claim, logbook); a claim nobody has judged appears once,
+with empty logbook fields. Written as CSV, Parquet or JSON Lines, for the site's
+downloads, ``reproaudit export`` and the Hub dataset.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pandas as pd
+
+from .fold import fold_all
+from .fsutil import atomic_write
+from .models import PaperFile
+from .records import load_tables
+from .repo import Corpus
+
+COLUMNS = [
+    "paper",
+    "venue",
+    "title",
+    "area",
+    "claim",
+    "kind",
+    "anchor",
+    "statement",
+    "claim_fold",
+    "paper_bucket",
+    "logbook",
+    "contributor",
+    "verdict",
+    "machine_verdict",
+    "review",
+    "flags",
+    "evidence",
+    "mode",
+    "judged_at",
+    "counted",
+]
+FORMATS = ("csv", "parquet", "jsonl")
+BASENAME = "claims-verdicts"
+
+
+def export_frame(
+    papers: dict[str, PaperFile],
+    rows: pd.DataFrame,
+    claim_folds: pd.DataFrame,
+    paper_folds: pd.DataFrame,
+) -> pd.DataFrame:
+    """Claims joined with verdict rows (reviews applied, ``counted`` marked) and folds (pure)."""
+    claims = pd.DataFrame(
+        [
+            {
+                "paper": pid,
+                "venue": p.paper.venue,
+                "title": p.paper.title,
+                "area": p.paper.tags.area or "",
+                "claim": c.id,
+                "kind": c.kind,
+                "anchor": c.anchor,
+                "statement": c.statement,
+            }
+            for pid, p in sorted(papers.items())
+            for c in p.claims
+        ],
+        columns=["paper", "venue", "title", "area", "claim", "kind", "anchor", "statement"],
+    )
+    verdict_cols = [
+        "paper",
+        "claim",
+        "logbook",
+        "contributor",
+        "verdict",
+        "machine_verdict",
+        "review",
+        "flags",
+        "evidence",
+        "mode",
+        "judged_at",
+        "counted",
+    ]
+    verdicts = rows.reindex(columns=verdict_cols)
+    frame = claims.merge(verdicts, on=["paper", "claim"], how="left")
+    folds = (
+        claim_folds[["paper", "claim", "fold"]].rename(columns={"fold": "claim_fold"})
+        if not claim_folds.empty
+        else pd.DataFrame(columns=["paper", "claim", "claim_fold"])
+    )
+    frame = frame.merge(folds, on=["paper", "claim"], how="left")
+    buckets = (
+        paper_folds[["paper", "bucket"]].rename(columns={"bucket": "paper_bucket"})
+        if not paper_folds.empty
+        else pd.DataFrame(columns=["paper", "paper_bucket"])
+    )
+    frame = frame.merge(buckets, on="paper", how="left")
+    frame["claim_fold"] = frame["claim_fold"].fillna("untested")
+    frame["paper_bucket"] = frame["paper_bucket"].fillna("untested")
+    frame["flags"] = frame["flags"].map(lambda f: ";".join(f) if isinstance(f, list) else "")
+    frame["counted"] = frame["counted"].astype("boolean")
+    frame["judged_at"] = pd.to_datetime(frame["judged_at"], utc=True)
+    for name in (
+        "logbook",
+        "contributor",
+        "verdict",
+        "machine_verdict",
+        "review",
+        "evidence",
+        "mode",
+    ):
+        frame[name] = frame[name].astype("string")
+    return frame[COLUMNS].sort_values(
+        ["paper", "claim", "logbook"], kind="stable", ignore_index=True
+    )
+
+
+def corpus_frame(root: Path) -> pd.DataFrame:
+    """The export table of the repository at ``root``."""
+    corpus = Corpus(root)
+    tables = load_tables(corpus)
+    applied, claim_folds, paper_folds = fold_all(tables.verdicts, tables.reviews)
+    papers = {p.paper.id: p for _, p in corpus.papers()}
+    return export_frame(papers, applied, claim_folds, paper_folds)
+
+
+def encode(frame: pd.DataFrame, fmt: str) -> bytes:
+    if fmt == "csv":
+        return frame.to_csv(index=False, date_format="%Y-%m-%dT%H:%M:%SZ").encode("utf-8")
+    if fmt == "jsonl":
+        text = frame.to_json(orient="records", lines=True, date_format="iso", force_ascii=False)
+        return text.encode("utf-8")
+    if fmt == "parquet":
+        buffer = io.BytesIO()
+        frame.to_parquet(buffer, index=False)
+        return buffer.getvalue()
+    raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+
+
+def write_export(frame: pd.DataFrame, out: Path, formats: tuple[str, ...] = FORMATS) -> list[Path]:
+    written = []
+    for fmt in formats:
+        path = Path(out) / f"{BASENAME}.{fmt}"
+        atomic_write(path, encode(frame, fmt))
+        written.append(path)
+    return written

@@ -1,0 +1,176 @@
+"""``reproaudit build``: judge what has no verdict, render, and build with mkdocs-material.
+
+Works on any repository with ``claims/``, ``logbooks/`` and ``verdicts/``. The
+package ships default settings (``site/mkdocs.yml``), pages (``site/docs/``) and
+assets; a repository's own ``mkdocs.yml`` is merged over the settings and its
+``site/`` folder over the pages. The build happens in a temporary docs folder;
+the output folder is replaced only when the build succeeds.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..judge.run import judge_repo, now_utc
+from ..problems import Problem, ReproauditError
+from . import render
+from .data import load_site_data
+
+DEFAULT_OUT = "_site"
+
+
+@dataclass
+class BuildReport:
+    out: Path
+    pages: int
+    files: int
+    judged: int
+    seconds: dict[str, float]
+
+
+def _package_dir() -> Path:
+    return Path(str(resources.files("reproaudit.site")))
+
+
+def merged_config(root: Path) -> dict[str, Any]:
+    """The package's mkdocs settings with the repository's ``mkdocs.yml`` merged over them."""
+    from mkdocs.utils.yaml import yaml_load
+
+    with open(_package_dir() / "mkdocs.yml", encoding="utf-8") as handle:
+        config = yaml_load(handle)
+    own = root / "mkdocs.yml"
+    if own.is_file():
+        with open(own, encoding="utf-8") as handle:
+            mine = yaml_load(handle) or {}
+        if not isinstance(mine, dict):
+            raise ReproauditError(
+                Problem(
+                    "not_a_mapping",
+                    "mkdocs.yml",
+                    1,
+                    None,
+                    "mkdocs.yml must hold a mapping of settings",
+                )
+            )
+        config = _merge(config, mine)
+    plugins = config.get("plugins") or []
+    names = [next(iter(p)) if isinstance(p, dict) else p for p in plugins]
+    if "reproaudit" not in names:
+        plugins = [*plugins, "reproaudit"]
+    config["plugins"] = plugins
+    return config
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _stage_docs(root: Path, docs: Path) -> None:
+    """Package pages and assets, then the repository's own ``site/`` over them."""
+    package = _package_dir()
+    shutil.copytree(package / "docs", docs, dirs_exist_ok=True)
+    shutil.copytree(package / "assets", docs / "assets", dirs_exist_ok=True)
+    own = root / "site"
+    if own.is_dir():
+        shutil.copytree(
+            own, docs, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".*", "__pycache__")
+        )
+
+
+def build_site(
+    root: Path,
+    out: Path | None = None,
+    *,
+    papers: list[str] | None = None,
+    now: datetime | None = None,
+    judge_missing: bool = True,
+    strict: bool = True,
+) -> BuildReport:
+    """Build the site of the repository at ``root`` into ``out`` (default ``root/_site``)."""
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.exceptions import Abort, MkDocsException
+
+    root = Path(root).resolve()
+    out = Path(out).resolve() if out else root / DEFAULT_OUT
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+    judged = 0
+    if judge_missing:
+        summary = judge_repo(root, mode="rules", only_missing=True)
+        if summary.problems:
+            raise ReproauditError(summary.problems)
+        judged = len(summary.judged)
+    timings["judge missing verdicts"] = time.perf_counter() - start
+
+    config_dict = merged_config(root)
+    only = set(papers) if papers else None
+    step = time.perf_counter()
+    data = load_site_data(root, now or now_utc(), config_dict.get("site_url"), only)
+    if only:
+        unknown = sorted(only - set(data.papers))
+        if unknown:
+            raise ReproauditError(
+                Problem(
+                    "unknown_paper",
+                    "claims/",
+                    None,
+                    None,
+                    f"no paper {', '.join(unknown)} to build",
+                )
+            )
+    timings["load and fold"] = time.perf_counter() - step
+
+    step = time.perf_counter()
+    site_name = str(config_dict.get("site_name") or "reproaudit")
+    pages = render.pages(data, site_name, only)
+    outputs = render.files(data, site_name, only)
+    timings["render pages and files"] = time.perf_counter() - step
+
+    step = time.perf_counter()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".reproaudit-build-", dir=out.parent) as tmp:
+        docs = Path(tmp) / "docs"
+        staging = Path(tmp) / "site"
+        _stage_docs(root, docs)
+        config_dict.update(docs_dir=str(docs), site_dir=str(staging), strict=strict)
+        config = MkDocsConfig(config_file_path=str(root / "mkdocs.yml"))
+        config.load_dict(config_dict)
+        errors, warnings = config.validate()
+        if errors or (strict and warnings):
+            problems = [
+                Problem("invalid_value", "mkdocs.yml", None, name, str(message))
+                for name, message in [*errors, *warnings]
+            ]
+            raise ReproauditError(problems)
+        plugin = config.plugins["reproaudit"]
+        plugin.feed(pages, outputs)
+        os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+        logging.getLogger("mkdocs").setLevel(logging.WARNING)
+        try:
+            mkdocs_build(config)
+        except (Abort, MkDocsException) as exc:
+            raise ReproauditError(
+                Problem("invalid_value", "mkdocs.yml", None, None, f"the site build failed: {exc}")
+            ) from None
+        if out.exists():
+            previous = Path(tmp) / "previous"
+            out.rename(previous)
+        staging.rename(out)
+    timings["mkdocs build"] = time.perf_counter() - step
+    return BuildReport(out, len(pages), len(outputs), judged, timings)

@@ -1,0 +1,133 @@
+"""Everything the site shows, loaded once (the I/O side of the site).
+
+Build the way mkdocs does: load and fold everything first, then render. This
+module reads the repository through ``Corpus`` and ``records``, folds the
+verdicts, and marks verdicts whose inputs changed since they were written as
+stale. The page contexts (``context.py``) are pure functions of ``SiteData``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .. import layout
+from ..fold import fold_all
+from ..judge.run import is_stale
+from ..models import Logbook, PaperFile, Review, VerdictFile
+from ..records import Tables, load_tables
+from ..repo import Corpus, paused_gc
+
+Key = tuple[str, str]  # (paper id, logbook id)
+
+
+@dataclass
+class SiteData:
+    papers: dict[str, PaperFile]
+    logbooks: dict[Key, Logbook]
+    verdicts: dict[Key, VerdictFile]
+    writeups: dict[Key, str]
+    reviews: dict[str, list[Review]]
+    stale: set[Key]
+    rows: pd.DataFrame  # verdict rows after reviews (all logbooks), with `counted`
+    claim_folds: pd.DataFrame
+    paper_folds: pd.DataFrame
+    generated_at: datetime
+    site_url: str | None = None
+    bucket_of: dict[str, str] = field(default_factory=dict)
+    # per-paper indexes, built once: pages would otherwise scan the whole corpus each
+    _logbooks_by_paper: dict[str, list[Key]] = field(default_factory=dict)
+    _rows_by_paper: dict[str, list[Any]] = field(default_factory=dict)
+    _folds_by_paper: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def index(self) -> None:
+        by_paper: dict[str, list[Key]] = defaultdict(list)
+        for key in self.logbooks:
+            by_paper[key[0]].append(key)
+        self._logbooks_by_paper = {
+            pid: sorted(keys, key=lambda k: (self._judged(k), k[1]))
+            for pid, keys in by_paper.items()
+        }
+        rows: dict[str, list[Any]] = defaultdict(list)
+        if not self.rows.empty:
+            for row in self.rows.itertuples(index=False):
+                rows[row.paper].append(row)
+        self._rows_by_paper = dict(rows)
+        folds: dict[str, dict[str, str]] = defaultdict(dict)
+        if not self.claim_folds.empty:
+            for paper, claim, fold in zip(
+                self.claim_folds["paper"],
+                self.claim_folds["claim"],
+                self.claim_folds["fold"],
+                strict=True,
+            ):
+                folds[paper][claim] = fold
+        self._folds_by_paper = dict(folds)
+
+    def logbooks_of(self, paper_id: str) -> list[Key]:
+        return self._logbooks_by_paper.get(paper_id, [])
+
+    def rows_of(self, paper_id: str) -> list[Any]:
+        """Verdict rows of a paper (named tuples: paper, logbook, claim, verdict, ...)."""
+        return self._rows_by_paper.get(paper_id, [])
+
+    def claim_folds_of(self, paper_id: str) -> dict[str, str]:
+        return self._folds_by_paper.get(paper_id, {})
+
+    def _judged(self, key: Key) -> str:
+        verdict = self.verdicts.get(key)
+        return verdict.judged_at.isoformat() if verdict else ""
+
+
+def load_site_data(
+    root: Path, now: datetime, site_url: str | None = None, only: set[str] | None = None
+) -> SiteData:
+    """Load and fold the repository; ``only`` limits pages (not the folds) to some papers."""
+    corpus = Corpus(root)
+    tables: Tables = load_tables(corpus)
+    with paused_gc():
+        papers = {p.paper.id: p for _, p in corpus.papers()}
+        logbooks: dict[Key, Logbook] = {}
+        verdicts: dict[Key, VerdictFile] = {}
+        writeups: dict[Key, str] = {}
+        stale: set[Key] = set()
+        for path, book in corpus.logbooks():
+            key = path.key
+            if key[0] not in papers or (only is not None and key[0] not in only):
+                continue
+            logbooks[key] = book
+            writeup = root / layout.writeup_rel(*key)
+            if writeup.is_file():
+                writeups[key] = writeup.read_text(encoding="utf-8", errors="replace")
+        for path, verdict in corpus.verdicts():
+            if path.key in logbooks:
+                verdicts[path.key] = verdict
+                if is_stale(corpus, verdict):
+                    stale.add(path.key)
+        reviews: dict[str, list[Review]] = {}
+        for path in corpus.of_kind("reviews"):
+            model = corpus.load(path).model
+            if model is not None and path.key[0] in papers:
+                reviews[path.key[0]] = list(model.reviews)
+    applied, claim_folds, paper_folds = fold_all(tables.verdicts, tables.reviews)
+    data = SiteData(
+        papers,
+        logbooks,
+        verdicts,
+        writeups,
+        reviews,
+        stale,
+        applied,
+        claim_folds,
+        paper_folds,
+        now,
+        site_url,
+    )
+    data.bucket_of = dict(zip(paper_folds["paper"], paper_folds["bucket"], strict=True))
+    data.index()
+    return data
