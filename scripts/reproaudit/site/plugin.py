@@ -10,6 +10,7 @@ downloads) are written after the build.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -19,6 +20,9 @@ from mkdocs.structure.pages import Page as MkPage
 
 from ..fsutil import atomic_write
 from .render import Page
+
+
+_UNNAMED_DIALOG = re.compile(r'(<div class="md-search"[^>]*role="dialog")(?![^>]*aria-label)')
 
 
 class ReproauditPlugin(BasePlugin):
@@ -59,6 +63,10 @@ class ReproauditPlugin(BasePlugin):
         if generated is None or not page.file.generated_by:
             return html
         return generated.html
+
+    def on_post_page(self, output: str, *, page: MkPage, config: MkDocsConfig) -> str:
+        # The theme's search dialog has no accessible name (axe: aria-dialog-name).
+        return _UNNAMED_DIALOG.sub(r'\1 aria-label="Search"', output)
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         site = Path(config.site_dir)

@@ -107,7 +107,14 @@ def _markdown() -> Any:
 
 
 def writeup_html(text: str) -> Markup:
-    return Markup(_markdown().render(text))
+    html = _markdown().render(text)
+    # tables get the site's style and a focusable scroll region (keyboard users can scroll)
+    html = html.replace(
+        "<table>",
+        '<div class="ra-scroll" tabindex="0" role="region" aria-label="table from the write-up">'
+        '<table class="ra-table">',
+    ).replace("</table>", "</table></div>")
+    return Markup(html)
 
 
 def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[Page]:
