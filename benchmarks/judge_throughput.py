@@ -45,48 +45,73 @@ def main() -> int:
     args = parser.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="reproaudit-judge-")) / "repo"
-    counts = generate_corpus(root, papers=args.papers, logbooks=args.logbooks,
-                             claims_total=args.claims)
-    print(f"corpus:            {root} ({counts['papers']} papers, {counts['claims']} claims, "
-          f"{counts['logbooks']} logbooks)")
+    counts = generate_corpus(
+        root, papers=args.papers, logbooks=args.logbooks, claims_total=args.claims
+    )
+    print(
+        f"corpus:            {root} ({counts['papers']} papers, {counts['claims']} claims, "
+        f"{counts['logbooks']} logbooks)"
+    )
 
     start = time.perf_counter()
     rules = judge_repo(root, mode="rules")
     rules_s = time.perf_counter() - start
-    print(f"rules judge:       {rules_s:.2f} s for {len(rules.judged)} logbooks "
-          f"({len(rules.judged) / rules_s:.0f} logbooks/s)  target < 20 s: "
-          f"{'PASS' if rules_s < 20 else 'FAIL'}")
+    print(
+        f"rules judge:       {rules_s:.2f} s for {len(rules.judged)} logbooks "
+        f"({len(rules.judged) / rules_s:.0f} logbooks/s)  target < 20 s: "
+        f"{'PASS' if rules_s < 20 else 'FAIL'}"
+    )
 
     server = subprocess.Popen(
         [sys.executable, str(ROOT / "tests" / "fake_llm.py"), "--latency", str(args.latency)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         url = server.stdout.readline().strip()
         settings = LlmSettings(base_url=url, model="bench-model", api_key="k")
         llm = LlmJudge(settings, args.samples)
         start = time.perf_counter()
-        first = judge_repo(root, mode="llm", llm=llm, samples=args.samples,
-                           concurrency=args.concurrency, model=settings.model,
-                           prompt_version=PROMPT_VERSION)
+        first = judge_repo(
+            root,
+            mode="llm",
+            llm=llm,
+            samples=args.samples,
+            concurrency=args.concurrency,
+            model=settings.model,
+            prompt_version=PROMPT_VERSION,
+        )
         llm_s = time.perf_counter() - start
         requests = first.usage.requests
         rate = requests / llm_s
         ideal = args.concurrency / args.latency
-        print(f"llm judge:         {llm_s:.1f} s, {requests} requests, {rate:.0f} req/s; ideal "
-              f"{ideal:.0f} req/s (concurrency {args.concurrency} / {args.latency * 1000:.0f} ms)"
-              f" -> {rate / ideal:.0%} of ideal  target >= 80%: "
-              f"{'PASS' if rate >= 0.8 * ideal else 'FAIL'}")
-        print(f"tokens:            {first.usage.prompt_tokens} prompt + "
-              f"{first.usage.completion_tokens} completion")
+        print(
+            f"llm judge:         {llm_s:.1f} s, {requests} requests, {rate:.0f} req/s; ideal "
+            f"{ideal:.0f} req/s (concurrency {args.concurrency} / {args.latency * 1000:.0f} ms)"
+            f" -> {rate / ideal:.0%} of ideal  target >= 80%: "
+            f"{'PASS' if rate >= 0.8 * ideal else 'FAIL'}"
+        )
+        print(
+            f"tokens:            {first.usage.prompt_tokens} prompt + "
+            f"{first.usage.completion_tokens} completion"
+        )
         start = time.perf_counter()
-        second = judge_repo(root, mode="llm", llm=llm, samples=args.samples,
-                            concurrency=args.concurrency, model=settings.model,
-                            prompt_version=PROMPT_VERSION)
+        second = judge_repo(
+            root,
+            mode="llm",
+            llm=llm,
+            samples=args.samples,
+            concurrency=args.concurrency,
+            model=settings.model,
+            prompt_version=PROMPT_VERSION,
+        )
         again_s = time.perf_counter() - start
-        print(f"unchanged re-run:  {again_s:.1f} s, {second.usage.requests} requests, "
-              f"{len(second.unchanged)} verdicts unchanged  target 0 requests: "
-              f"{'PASS' if second.usage.requests == 0 else 'FAIL'}")
+        print(
+            f"unchanged re-run:  {again_s:.1f} s, {second.usage.requests} requests, "
+            f"{len(second.unchanged)} verdicts unchanged  target 0 requests: "
+            f"{'PASS' if second.usage.requests == 0 else 'FAIL'}"
+        )
     finally:
         server.stdin.close()
         server.wait(timeout=10)

@@ -20,8 +20,15 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(), reason="Chromium is not installed (apt-get install chromium)"
 )
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
@@ -104,8 +111,15 @@ def test_no_request_leaves_the_machine(page: object, site_url: str) -> None:
 
 @pytest.mark.parametrize(
     "path",
-    ["", "papers/", "papers/Hq3VbX0tLs/", "papers/Kp4rT9vQ2x/carol-paging-1/",
-     "verdicts-and-flags/", "falsifications/", "contributors/"],
+    [
+        "",
+        "papers/",
+        "papers/Hq3VbX0tLs/",
+        "papers/Kp4rT9vQ2x/carol-paging-1/",
+        "verdicts-and-flags/",
+        "falsifications/",
+        "contributors/",
+    ],
 )
 def test_no_serious_accessibility_violation(page: object, site_url: str, path: str) -> None:
     from axe_playwright_python.sync_playwright import Axe

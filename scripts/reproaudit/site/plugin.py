@@ -21,7 +21,6 @@ from mkdocs.structure.pages import Page as MkPage
 from ..fsutil import atomic_write
 from .render import Page
 
-
 _UNNAMED_DIALOG = re.compile(r'(<div class="md-search"[^>]*role="dialog")(?![^>]*aria-label)')
 
 

@@ -1,0 +1,116 @@
+"""Build the site of a conference-scale corpus and print where the time goes.
+
+Generates the corpus of ``benchmarks/corpus.py`` (6,352 papers, ~36,000 claims,
+6,816 logbooks, a verdict file per logbook), then runs ``reproaudit build`` on it
+and prints the phases, the page count, the output size, and the ratio to a
+reference: reading every YAML file and writing one plain jinja2 page per paper and
+per logbook (the floor any generator pays).
+
+    python benchmarks/site_scale.py [--papers N] [--logbooks N] [--keep]
+
+``TMPDIR=/dev/shm`` keeps the corpus and the site on tmpfs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import jinja2
+import yaml
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from corpus import generate_corpus  # noqa: E402
+
+from reproaudit.site.build import build_site  # noqa: E402
+
+PLAIN = jinja2.Template(
+    "<html><head><title>{{ title }}</title></head><body><h1>{{ title }}</h1>"
+    "<ul>{% for c in claims %}<li>{{ c }}</li>{% endfor %}</ul></body></html>",
+    autoescape=True,
+)
+
+
+def plain_reference(root: Path, out: Path) -> float:
+    """Read every YAML file (libyaml) and write one plain page per paper and logbook."""
+    start = time.perf_counter()
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    for path in sorted(root.glob("*/*/*.yaml")):
+        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
+        if path.parts[-3] == "verdicts":
+            continue
+        if path.parts[-3] == "claims":
+            title = doc["paper"]["title"]
+            claims = [c["statement"] for c in doc.get("claims", [])]
+        else:
+            title = doc["logbook"]["id"]
+            claims = [r["claim"] for r in doc.get("results", [])]
+        page = out / path.parts[-3] / path.parts[-2] / (path.stem + ".html")
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(PLAIN.render(title=title, claims=claims), encoding="utf-8")
+    return time.perf_counter() - start
+
+
+def size_of(folder: Path) -> tuple[int, int]:
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    return len(files), sum(p.stat().st_size for p in files)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--papers", type=int, default=6352)
+    parser.add_argument("--logbooks", type=int, default=6816)
+    parser.add_argument("--claims", type=int, default=36000)
+    parser.add_argument("--keep", action="store_true", help="keep the corpus and the site")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="reproaudit-site-"))
+    root = work / "repo"
+    start = time.perf_counter()
+    counts = generate_corpus(
+        root, papers=args.papers, logbooks=args.logbooks, claims_total=args.claims, verdicts=True
+    )
+    print(
+        f"corpus:          {counts['papers']} papers, {counts['claims']} claims, "
+        f"{counts['logbooks']} logbooks, {counts['verdicts']} verdicts "
+        f"({time.perf_counter() - start:.1f} s to generate)"
+    )
+
+    reference = plain_reference(root, work / "plain")
+    print(
+        f"plain reference: {reference:.1f} s (read every YAML file, one jinja2 page per "
+        "paper and logbook)"
+    )
+
+    start = time.perf_counter()
+    report = build_site(root, work / "site", now=datetime(2026, 12, 1, tzinfo=UTC))
+    total = time.perf_counter() - start
+    files, size = size_of(report.out)
+    index = (report.out / "assets/papers-index.json").stat().st_size
+    search = (report.out / "search/search_index.json").stat().st_size
+    for phase, seconds in report.seconds.items():
+        print(f"  {phase + ':':<26}{seconds:6.1f} s")
+    print(
+        f"site build:      {total:.1f} s for {report.pages} pages "
+        f"({report.pages / total:.0f} pages/s), {total / reference:.1f}x the plain reference"
+    )
+    print(
+        f"output:          {files} files, {size / 1e6:.0f} MB "
+        f"({size / report.pages / 1e3:.1f} kB per page); papers index {index / 1e6:.2f} MB; "
+        f"search index {search / 1e3:.0f} kB"
+    )
+    if args.keep:
+        print(f"kept:            {work}")
+    else:
+        shutil.rmtree(work)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
