@@ -72,16 +72,20 @@ def main() -> int:
         url = server.stdout.readline().strip()
         settings = LlmSettings(base_url=url, model="bench-model", api_key="k")
         llm = LlmJudge(settings, args.samples)
+
+        def judge_all():
+            return judge_repo(
+                root,
+                mode="llm",
+                llm=llm,
+                samples=args.samples,
+                concurrency=args.concurrency,
+                model=settings.model,
+                prompt_version=PROMPT_VERSION,
+            )
+
         start = time.perf_counter()
-        first = judge_repo(
-            root,
-            mode="llm",
-            llm=llm,
-            samples=args.samples,
-            concurrency=args.concurrency,
-            model=settings.model,
-            prompt_version=PROMPT_VERSION,
-        )
+        first = judge_all()
         llm_s = time.perf_counter() - start
         requests = first.usage.requests
         rate = requests / llm_s
@@ -97,15 +101,7 @@ def main() -> int:
             f"{first.usage.completion_tokens} completion"
         )
         start = time.perf_counter()
-        second = judge_repo(
-            root,
-            mode="llm",
-            llm=llm,
-            samples=args.samples,
-            concurrency=args.concurrency,
-            model=settings.model,
-            prompt_version=PROMPT_VERSION,
-        )
+        second = judge_all()
         again_s = time.perf_counter() - start
         print(
             f"unchanged re-run:  {again_s:.1f} s, {second.usage.requests} requests, "

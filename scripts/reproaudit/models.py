@@ -16,9 +16,9 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
-    field_validator,
     model_validator,
 )
 
@@ -144,6 +144,14 @@ def _check_relative(text: str) -> str:
     return text
 
 
+def _parse_time(value: Any) -> Any:
+    # JSON Schema users write strings; YAML gives datetimes. Accept both.
+    if isinstance(value, str):
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return value
+
+
+Timestamp = Annotated[datetime, BeforeValidator(_parse_time)]
 Unit = Annotated[str, AfterValidator(_check_unit)]
 Url = Annotated[str, AfterValidator(_check_url)]
 Sha40 = Annotated[str, AfterValidator(_check_sha40)]
@@ -420,17 +428,9 @@ class VerdictFile(Model):
     logbook: LogbookId
     input_sha256: Sha256
     judge: JudgeInfo
-    judged_at: datetime
+    judged_at: Timestamp
     rerun: RerunInfo | None = None
     claims: list[ClaimVerdict] = []
-
-    @field_validator("judged_at", mode="before")
-    @classmethod
-    def _parse_time(cls, value: Any) -> Any:
-        # JSON Schema users write strings; YAML gives datetimes. Accept both.
-        if isinstance(value, str):
-            return datetime.fromisoformat(value.replace("Z", "+00:00"))
-        return value
 
 
 # --- reviews.yaml -----------------------------------------------------------
@@ -442,16 +442,9 @@ class Review(Model):
     kind: ReviewKind
     stance: Stance
     by: GitHubHandle
-    at: datetime
+    at: Timestamp
     link: Url | None = None
     text: str | None = None
-
-    @field_validator("at", mode="before")
-    @classmethod
-    def _parse_time(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return datetime.fromisoformat(value.replace("Z", "+00:00"))
-        return value
 
     @model_validator(mode="after")
     def _stance_fits_kind(self) -> Review:
