@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from .fsutil import atomic_write
-from .problems import ReproauditError, format_problems, summary_line
+from .problems import Problem, ReproauditError, format_problems, summary_line
 
 repo_option = click.option(
     "--repo",
@@ -288,6 +288,219 @@ def publish(repo_id: str, dry_run: bool, token: str | None, repo: Path) -> None:
     except ReproauditError as exc:
         _fail(exc)
     click.echo(result)
+
+
+@cli.group()
+def ci() -> None:
+    """What the GitHub workflows run (each step is tested offline)."""
+
+
+@ci.command("command")
+@click.option(
+    "--payload",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The issue_comment event (GITHUB_EVENT_PATH).",
+)
+@click.option("--dry-run", is_flag=True, help="Send nothing but GETs; write nothing.")
+@repo_option
+def ci_command(payload: Path, dry_run: bool, repo: Path) -> None:
+    """Decide and carry out a slash command from a PR comment; print it as JSON.
+
+    A refusal is a handled event (exit 0): the JSON says why, and the reply says it in the thread.
+    """
+    import json
+
+    from .ci.commands import carry_out, dispatch, parse_event
+    from .ci.github import GitHub
+
+    try:
+        event_data = json.loads(payload.read_text(encoding="utf-8"))
+        github = GitHub.from_env(read_only=dry_run)
+        outcome = dispatch(event_data, github, repo, dry_run=dry_run)
+        if not dry_run and outcome.command is not None:
+            carry_out(outcome, parse_event(event_data), github, repo)
+    except ReproauditError as exc:
+        _fail(exc)
+    except ValueError as exc:
+        _fail(ReproauditError(f"{payload}: not JSON: {exc}"))
+    click.echo(json.dumps(outcome.to_json(), indent=2))
+
+
+@ci.command("validate-pr")
+@click.option("--base", required=True, metavar="REF", help="The base branch, e.g. origin/main.")
+@click.option("--pr", type=click.IntRange(min=1), required=True)
+@click.option("--head-sha", required=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option("--allow-outside", is_flag=True, help="Maintainers' PRs may touch other folders.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "github"]),
+    default="github",
+    show_default=True,
+    help="How problems are also printed (annotations in Actions).",
+)
+@repo_option
+def ci_validate_pr(
+    base: str, pr: int, head_sha: str, out: Path, allow_outside: bool, fmt: str, repo: Path
+) -> None:
+    """Validate a PR's changes, judge its logbooks (rules) and write the result artifact."""
+    import json
+
+    from .ci.report import validate_pr
+
+    artifact = validate_pr(repo, base, pr, head_sha, allow_outside=allow_outside)
+    atomic_write(out, json.dumps(artifact, indent=1) + "\n")
+    problems = [Problem(**p) for p in artifact["problems"]]
+    if problems:
+        click.echo(format_problems(problems, fmt))
+    for path in artifact["outside"]:
+        click.echo(f"::error file={path}::contributions may only change files under logbooks/")
+    errors = sum(p.is_error for p in problems) + len(artifact["outside"])
+    click.echo(f"wrote {out}: {len(artifact['verdicts'])} logbook(s) judged, {errors} error(s)")
+    raise SystemExit(1 if errors else 0)
+
+
+@ci.command("report")
+@click.option("--artifact", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option(
+    "--event",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The workflow_run event: the trusted PR number and head SHA come from it.",
+)
+@click.option("--pr", type=click.IntRange(min=1), help="Instead of --event.")
+@click.option("--head-sha", help="Instead of --event.")
+@click.option(
+    "--post",
+    "repo_name",
+    metavar="OWNER/NAME",
+    help="Post the sticky comment and a check run to this repository.",
+)
+def ci_report(
+    artifact: Path, event: Path | None, pr: int | None, head_sha: str | None, repo_name: str | None
+) -> None:
+    """Check the result artifact (untrusted) and render or post the PR report."""
+    import json
+
+    from .ci.github import GitHub
+    from .ci.report import load_artifact, pr_of_workflow_run, publish_report, render_comment
+
+    try:
+        github = GitHub.from_env()
+        if event is not None:
+            pr, head_sha = pr_of_workflow_run(json.loads(event.read_text("utf-8")), github)
+        if pr is None or head_sha is None:
+            raise click.UsageError("give --event, or both --pr and --head-sha")
+        checked = load_artifact(artifact.read_bytes(), pr=pr, head_sha=head_sha)
+        if repo_name:
+            result = publish_report(checked, github=github, repo=repo_name)
+            click.echo(
+                f"{'updated' if result['updated'] else 'posted'} the report on PR {pr} "
+                f"({'valid' if result['ok'] else 'problems'})"
+            )
+        else:
+            click.echo(render_comment(checked), nl=False)
+    except ReproauditError as exc:
+        _fail(exc)
+
+
+def _pr_target(github, event: Path | None, pr: int | None, sha: str | None) -> tuple[int, str]:
+    import json
+
+    from .ci.report import pr_of_workflow_run
+
+    if event is not None:
+        return pr_of_workflow_run(json.loads(event.read_text("utf-8")), github)
+    if pr is None or sha is None:
+        raise click.UsageError("give --event, or both --pr and --sha")
+    return pr, sha
+
+
+@ci.command("judge-pr")
+@click.option("--repo-name", required=True, metavar="OWNER/NAME")
+@click.option(
+    "--event",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A workflow_run event giving the PR and head SHA.",
+)
+@click.option("--pr", type=click.IntRange(min=1))
+@click.option("--sha", help="The approved head SHA; the job refuses a head that moved.")
+@click.option(
+    "--mode", type=click.Choice(["rules", "llm", "auto"]), default="auto", show_default=True
+)
+@click.option("--reruns", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--samples", type=click.IntRange(1, 15), default=3, show_default=True)
+@click.option("--post", is_flag=True, help="Post (or update) the verdicts comment.")
+@repo_option
+def ci_judge_pr(
+    repo_name: str,
+    event: Path | None,
+    pr: int | None,
+    sha: str | None,
+    mode: str,
+    reruns: Path | None,
+    samples: int,
+    post: bool,
+    repo: Path,
+) -> None:
+    """Fetch a PR's logbooks as data (never its code), judge them, and comment.
+
+    Runs with base-branch code; the judge key is read from the environment of this step only.
+    """
+    from .ci.flow import fetch_pr_logbooks, judge_pr, post_sticky, pr_logbooks, verify_head
+    from .ci.github import GitHub
+    from .judge.llm import PROMPT_VERSION, LlmJudge, LlmSettings
+
+    try:
+        github = GitHub.from_env()
+        number, head = _pr_target(github, event, pr, sha)
+        verify_head(github, repo_name, number, head)
+        books = pr_logbooks(fetch_pr_logbooks(github, repo_name, number, head, repo))
+        settings = LlmSettings.from_env()
+        if mode == "auto":
+            mode = "llm" if settings.configured else "rules"
+        llm = LlmJudge(settings, samples) if mode == "llm" else None
+        body = judge_pr(
+            repo,
+            books,
+            mode=mode,
+            llm=llm,
+            reruns=reruns,
+            model=settings.model,
+            prompt_version=PROMPT_VERSION,
+            samples=samples,
+        )
+        if post:
+            post_sticky(github, repo_name, number, body)
+        click.echo(body, nl=False)
+    except ReproauditError as exc:
+        _fail(exc)
+
+
+@ci.command("dispatch")
+@click.option(
+    "--outcome",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The JSON printed by `reproaudit ci command`.",
+)
+@click.option("--payload", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option("--ref", default="main", show_default=True, help="Branch whose workflow runs.")
+def ci_dispatch(outcome: Path, payload: Path, ref: str) -> None:
+    """Start reproduce.yml for an approved /reproduce or /rejudge."""
+    import json
+
+    from .ci.commands import parse_event
+    from .ci.flow import dispatch_run, read_outcome
+    from .ci.github import GitHub
+
+    try:
+        event = parse_event(json.loads(payload.read_text("utf-8")))
+        done = dispatch_run(GitHub.from_env(), event.repo, ref, read_outcome(outcome), event.number)
+    except ReproauditError as exc:
+        _fail(exc)
+    click.echo(done)
 
 
 @cli.group()

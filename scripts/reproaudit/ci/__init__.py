@@ -1,0 +1,1 @@
+"""What the GitHub workflows call: PR commands, results, reports; the REST client."""

@@ -1,0 +1,473 @@
+"""Slash commands in pull-request threads: one small handler each, one dispatcher.
+
+The dispatcher reads an ``issue_comment`` event, refuses what it must (edited
+comments, plain issues, bots), finds the commenter's permission through the
+REST permissions API (never ``author_association``), and only then runs the
+handler. Every refusal and every unknown command gets a reply that says why and
+what to type instead. Comment text is data: it is split on whitespace, never
+given to a shell, and every piece shown back is passed through ``text.plain``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal
+
+import yaml
+from pydantic import ValidationError
+
+from .. import layout
+from ..fsutil import atomic_write
+from ..models import CLAIM_ID_PATTERN, PaperFile, Review, ReviewsFile
+from ..problems import Problem, ReproauditError
+from ..repo import Corpus
+from .github import WRITE_PERMISSIONS, GitHub
+from .text import code, plain
+
+Who = Literal["anyone", "write", "author"]
+SHA_PREFIX = re.compile(r"[0-9a-f]{7,40}")
+URL = re.compile(r"https?://[^\s<>\"')]+")
+
+
+@dataclass(frozen=True)
+class Event:
+    action: str
+    repo: str
+    number: int
+    is_pull_request: bool
+    comment_id: int
+    body: str
+    login: str
+    is_bot: bool
+    created_at: str
+    url: str
+
+
+@dataclass
+class Outcome:
+    """What a comment causes; printed as JSON by ``reproaudit ci command``."""
+
+    command: str | None
+    allowed: bool
+    reason: str
+    reply: str | None
+    record: dict[str, Any] | None = None
+    head_sha: str | None = None
+    logbooks: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def parse_event(payload: Any) -> Event:
+    """The fields of an ``issue_comment`` payload the commands use, type-checked."""
+    try:
+        issue, comment, repository = payload["issue"], payload["comment"], payload["repository"]
+        user = comment["user"]
+        event = Event(
+            action=str(payload["action"]),
+            repo=str(repository["full_name"]),
+            number=int(issue["number"]),
+            is_pull_request=bool(issue.get("pull_request")),
+            comment_id=int(comment["id"]),
+            body=str(comment.get("body") or ""),
+            login=str(user["login"]),
+            is_bot=user.get("type") == "Bot",
+            created_at=str(comment["created_at"]),
+            url=str(comment["html_url"]),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReproauditError(
+            Problem(
+                "invalid_value",
+                "payload",
+                None,
+                None,
+                f"not an issue_comment event: missing or bad {exc}",
+            )
+        ) from None
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", event.repo):
+        raise ReproauditError(
+            Problem(
+                "invalid_value",
+                "payload",
+                None,
+                "repository.full_name",
+                f"{event.repo!r} is not OWNER/NAME",
+            )
+        )
+    return event
+
+
+def parse_command(body: str) -> tuple[str, list[str], str] | None:
+    """(name, words, rest of the text) of the first line starting with '/', else None."""
+    lines = body.splitlines()
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("/") and len(stripped) > 1:
+            words = stripped[1:].split()
+            rest = "\n".join([stripped, *lines[i + 1 :]])
+            return words[0].lower(), words[1:], rest
+    return None
+
+
+@dataclass
+class Context:
+    """What handlers may ask: the event, the API, the checked-out base repository."""
+
+    event: Event
+    github: GitHub
+    repo_dir: Path
+    permission: str
+    dry_run: bool
+    _files: list[str] | None = None
+
+    @property
+    def can_write(self) -> bool:
+        return self.permission in WRITE_PERMISSIONS
+
+    def files(self) -> list[str]:
+        if self._files is None:
+            self._files = self.github.pull_files(self.event.repo, self.event.number)
+        return self._files
+
+    def logbooks(self) -> list[tuple[str, str]]:
+        """(paper, logbook) of every logbook file the pull request adds or changes."""
+        found = set()
+        for rel in self.files():
+            data = layout.classify(rel)
+            if data is not None and data.kind == "logbook":
+                found.add(data.key)
+        return sorted(found)
+
+    def paper(self, paper_id: str) -> PaperFile | None:
+        return Corpus(self.repo_dir).paper(paper_id)
+
+
+@dataclass(frozen=True)
+class Handler:
+    name: str
+    who: Who
+    usage: str
+    description: str
+    run: Callable[[Context, list[str], str], Outcome]
+
+
+HANDLERS: dict[str, Handler] = {}
+
+
+def handler(name: str, who: Who, usage: str, description: str) -> Callable:
+    def register(func: Callable[[Context, list[str], str], Outcome]) -> Callable:
+        HANDLERS[name] = Handler(name, who, usage, description, func)
+        return func
+
+    return register
+
+
+def refuse(command: str | None, reason: str, reply: str) -> Outcome:
+    return Outcome(command, False, reason, reply)
+
+
+# --- handlers -------------------------------------------------------------------------
+
+
+@handler("help", "anyone", "/help", "list the commands you may use here")
+def _help(ctx: Context, words: list[str], rest: str) -> Outcome:
+    lines = ["Commands you can use on this pull request:", ""]
+    for h in HANDLERS.values():
+        if h.who == "write" and not ctx.can_write:
+            continue
+        lines.append(f"- `{h.usage}`: {h.description}")
+    if not ctx.can_write:
+        lines += [
+            "",
+            "Maintainers (write permission) can also ask for a re-run and review falsifications.",
+        ]
+    return Outcome("help", True, "help", "\n".join(lines))
+
+
+@handler(
+    "reproduce",
+    "write",
+    "/reproduce [HEAD-SHA]",
+    "re-run this pull request's logbooks on CI hardware, at the current head commit",
+)
+def _reproduce(ctx: Context, words: list[str], rest: str) -> Outcome:
+    books = ctx.logbooks()
+    if not books:
+        return refuse(
+            "reproduce",
+            "no_logbook",
+            "This pull request changes no logbook, so there is nothing to re-run.",
+        )
+    head = str(ctx.github.pull(ctx.event.repo, ctx.event.number)["head"]["sha"])
+    if words:
+        wanted = words[0].lower()
+        if not SHA_PREFIX.fullmatch(wanted):
+            return refuse(
+                "reproduce",
+                "bad_sha",
+                f"{code(words[0])} is not a commit SHA. Type "
+                "`/reproduce` to approve the current head, or `/reproduce <sha>`.",
+            )
+        if not head.startswith(wanted):
+            return refuse(
+                "reproduce",
+                "head_moved",
+                f"The head of this pull request is now `{head[:12]}`, not "
+                f"{code(wanted)}: it moved after you looked. Review the new commits, "
+                f"then type `/reproduce {head[:12]}`.",
+            )
+    names = [f"{p}/{lb}" for p, lb in books]
+    return Outcome(
+        "reproduce",
+        True,
+        "approved",
+        f"Re-run approved for {', '.join(f'`{n}`' for n in names)} at commit "
+        f"`{head[:12]}`. Results will be posted here; a push to the branch cancels "
+        "this approval.",
+        head_sha=head,
+        logbooks=names,
+    )
+
+
+@handler("rejudge", "write", "/rejudge", "judge this pull request's logbooks again")
+def _rejudge(ctx: Context, words: list[str], rest: str) -> Outcome:
+    books = [f"{p}/{lb}" for p, lb in ctx.logbooks()]
+    if not books:
+        return refuse("rejudge", "no_logbook", "This pull request changes no logbook.")
+    return Outcome(
+        "rejudge", True, "approved", f"Judging again: {', '.join(books)}.", logbooks=books
+    )
+
+
+def _target(ctx: Context, command: str, token: str | None) -> tuple[str, str, str] | Outcome:
+    """(paper, logbook, claim) named by `C1` or `logbook:C1`, or a refusal."""
+    if token is None:
+        return refuse(command, "usage", f"Name the claim, e.g. `/{command} ... C1`.")
+    books = ctx.logbooks()
+    if ":" in token:
+        wanted, claim = token.split(":", 1)
+        books = [b for b in books if b[1] == wanted]
+    else:
+        claim = token
+    if not re.fullmatch(CLAIM_ID_PATTERN, claim):
+        return refuse(command, "usage", f"{code(token)} is not a claim id such as `C1`.")
+    if not books:
+        return refuse(
+            command,
+            "no_logbook",
+            "No logbook of this pull request matches; name it as `logbook-id:C1`.",
+        )
+    if len(books) > 1:
+        listed = ", ".join(f"`{b[1]}:{claim}`" for b in books)
+        return refuse(
+            command, "ambiguous", f"This pull request has several logbooks; write one of {listed}."
+        )
+    paper_id, logbook_id = books[0]
+    paper = ctx.paper(paper_id)
+    if paper is None:
+        return refuse(command, "unknown_paper", f"Paper `{paper_id}` is not on the base branch.")
+    if paper.claim(claim) is None:
+        ids = ", ".join(c.id for c in paper.claims)
+        return refuse(
+            command,
+            "unknown_claim",
+            f"Paper `{paper_id}` has no claim {code(claim)} (it has {ids}).",
+        )
+    return paper_id, logbook_id, claim
+
+
+def _record(
+    ctx: Context,
+    kind: str,
+    stance: str,
+    paper_id: str,
+    logbook_id: str,
+    claim: str,
+    text: str,
+    link: str | None,
+) -> dict[str, Any]:
+    """The reviews.yaml entry (plus the paper it belongs to), checked against the model."""
+    record = {
+        "claim": claim,
+        "logbook": logbook_id,
+        "kind": kind,
+        "stance": stance,
+        "by": ctx.event.login,
+        "at": ctx.event.created_at,
+        "link": link or ctx.event.url,
+        "text": text or None,
+    }
+    Review.model_validate(record)
+    return record | {"paper": paper_id}
+
+
+def _free_text(rest: str, skip_words: int) -> str:
+    """The comment's text after the command and its first words, plain and capped."""
+    parts = rest.split(None, skip_words)
+    return " ".join(parts[skip_words].split())[:1000] if len(parts) > skip_words else ""
+
+
+@handler(
+    "review",
+    "write",
+    "/review confirm|reject CLAIM [text]",
+    "confirm or reject a claimed falsification (maintainers)",
+)
+def _review(ctx: Context, words: list[str], rest: str) -> Outcome:
+    if not words or words[0] not in ("confirm", "reject"):
+        return refuse(
+            "review", "usage", "Type `/review confirm C1 [why]` or `/review reject C1 [why]`."
+        )
+    target = _target(ctx, "review", words[1] if len(words) > 1 else None)
+    if isinstance(target, Outcome):
+        return target
+    paper_id, logbook_id, claim = target
+    text = _free_text(rest, 3)
+    record = _record(ctx, "review", words[0], paper_id, logbook_id, claim, text, None)
+    state = "falsified" if words[0] == "confirm" else "inconclusive"
+    return Outcome(
+        "review",
+        True,
+        "recorded",
+        f"Recorded: {plain(ctx.event.login)} {words[0]}s the falsification of "
+        f"`{claim}` in `{logbook_id}`; it now counts as **{state}**.",
+        record=record,
+    )
+
+
+@handler(
+    "author",
+    "author",
+    "/author agree|disagree|fixed CLAIM text",
+    "answer as one of the paper's listed authors (`fixed` needs a link)",
+)
+def _author(ctx: Context, words: list[str], rest: str) -> Outcome:
+    if not words or words[0] not in ("agree", "disagree", "fixed"):
+        return refuse(
+            "author",
+            "usage",
+            "Type `/author agree C1 ...`, `/author disagree C1 ...` "
+            "or `/author fixed C1 <link> ...`.",
+        )
+    target = _target(ctx, "author", words[1] if len(words) > 1 else None)
+    if isinstance(target, Outcome):
+        return target
+    paper_id, logbook_id, claim = target
+    paper = ctx.paper(paper_id)
+    handles = {a.github.lower() for a in paper.paper.authors if a.github} if paper else set()
+    if ctx.event.login.lower() not in handles:
+        return refuse(
+            "author",
+            "not_author",
+            f"Only the paper's listed authors can answer as authors, and "
+            f"{plain(ctx.event.login)} is not one of them. An author's GitHub handle "
+            f"goes in the paper file (`authors[].github`) through a pull request.",
+        )
+    text = _free_text(rest, 3)
+    link = None
+    if words[0] == "fixed":
+        found = URL.search(text)
+        if not found:
+            return refuse(
+                "author",
+                "usage",
+                "`fixed` needs a link to the fix, e.g. "
+                "`/author fixed C1 https://github.com/org/repo/commit/...`.",
+            )
+        link = found.group(0)
+    record = _record(ctx, "author_response", words[0], paper_id, logbook_id, claim, text, link)
+    return Outcome(
+        "author",
+        True,
+        "recorded",
+        f"Recorded the authors' response to `{claim}` ({words[0]}); it is shown beside "
+        "the claim on the paper's page.",
+        record=record,
+    )
+
+
+# --- dispatcher -------------------------------------------------------------------------
+
+
+def dispatch(payload: Any, github: GitHub, repo_dir: Path, *, dry_run: bool = False) -> Outcome:
+    """Decide what one comment does. Sends nothing and writes nothing itself."""
+    event = parse_event(payload)
+    parsed = parse_command(event.body)
+    if parsed is None:
+        return Outcome(None, False, "not_a_command", None)
+    name, words, rest = parsed
+    if event.is_bot:
+        return Outcome(name, False, "bot", None)
+    if event.action != "created":
+        return refuse(
+            name,
+            "edited",
+            "Commands run only from new comments, not edited ones "
+            "(an edit could change what was approved). Post the command again.",
+        )
+    if not event.is_pull_request:
+        return refuse(name, "not_a_pull_request", "Commands work on pull requests only.")
+    command = HANDLERS.get(name)
+    permission = github.permission(event.repo, event.login)
+    ctx = Context(event, github, repo_dir, permission, dry_run)
+    if command is None:
+        return refuse(
+            name,
+            "unknown",
+            f"{code('/' + name)} is not a command. Type `/help` for the ones you can use here.",
+        )
+    if command.who == "write" and not ctx.can_write:
+        return refuse(
+            name,
+            "not_allowed",
+            f"`/{name}` needs write permission on this "
+            f"repository, and {plain(event.login)} has {permission}. Type `/help` for "
+            "the commands you can use.",
+        )
+    return command.run(ctx, words, rest)
+
+
+def append_review(repo_dir: Path, record: dict[str, Any]) -> Path:
+    """Append one record to ``verdicts/<paper>/reviews.yaml`` (atomically, validated)."""
+    record = dict(record)
+    paper_id = record.pop("paper")
+    path = Path(repo_dir) / layout.reviews_rel(paper_id)
+    existing: list[dict[str, Any]] = []
+    if path.is_file():
+        from ..loader import load_reviews
+
+        existing = [
+            r.model_dump(mode="json")
+            for r in load_reviews(path, layout.reviews_rel(paper_id)).reviews
+        ]
+    try:
+        ReviewsFile.model_validate({"reviews": [*existing, record]})
+    except ValidationError as exc:
+        raise ReproauditError(
+            Problem(
+                "invalid_value",
+                str(PurePosixPath(layout.reviews_rel(paper_id))),
+                None,
+                None,
+                f"refusing to write an invalid review: {exc}",
+            )
+        ) from None
+    text = "# Appended by the reproaudit bot from pull-request commands; do not edit by hand.\n"
+    text += yaml.safe_dump(
+        {"reviews": [*existing, record]}, sort_keys=False, allow_unicode=True, width=100
+    )
+    atomic_write(path, text)
+    return path
+
+
+def carry_out(outcome: Outcome, event: Event, github: GitHub, repo_dir: Path) -> None:
+    """Post the reply and write the record (not in dry-run mode)."""
+    if outcome.reply:
+        github.comment(event.repo, event.number, outcome.reply)
+    if outcome.allowed and outcome.record is not None:
+        append_review(repo_dir, outcome.record)

@@ -1,0 +1,173 @@
+"""The remaining workflow steps: fetch a PR's logbooks as data, refuse a moved head,
+judge and comment, start an approved run.
+
+Privileged jobs never check out pull-request code. They fetch the files a
+pull request changed under ``logbooks/`` through the contents API, at one exact
+commit, into the base-branch checkout: as data for the judge, and (for a re-run
+job without secrets) as the code to run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from .. import layout
+from ..fsutil import atomic_write
+from ..judge.run import judge_repo
+from ..problems import Problem, ReproauditError
+from ..repo import Corpus
+from ..validate import MAX_CHANGE_BYTES
+from .github import GitHub
+from .text import code, plain
+
+LLM_MARKER = "<!-- reproaudit:llm"
+
+
+def verify_head(github: GitHub, repo: str, pr: int, sha: str) -> str:
+    """The PR's head SHA if it is still ``sha``; otherwise refuse: it moved after approval."""
+    head = str(github.pull(repo, pr)["head"]["sha"])
+    if head != sha:
+        raise ReproauditError(
+            Problem(
+                "invalid_value",
+                f"pull request {pr}",
+                None,
+                "head.sha",
+                f"the head moved after approval: approved {sha[:12]}, now {head[:12]}",
+                "a maintainer must review the new commits and type /reproduce again",
+            )
+        )
+    return head
+
+
+def fetch_pr_logbooks(
+    github: GitHub, repo: str, pr: int, sha: str, into: Path, *, with_code: bool = False
+) -> list[str]:
+    """Write the PR's changed logbook files (at ``sha``) into ``into``; return their paths.
+
+    Only paths under ``logbooks/`` that the layout allows are fetched: logbook YAML,
+    write-ups, and with ``with_code`` the files of a logbook's own code folder.
+    Deleted files are removed. The total size is capped like a PR's.
+    """
+    written: list[str] = []
+    total = 0
+    for rel in sorted(set(github.pull_files(repo, pr))):
+        parts = PurePosixPath(rel).parts
+        if len(parts) < 3 or parts[0] != "logbooks" or ".." in parts:
+            continue
+        is_data = len(parts) == 3 and rel.endswith((".yaml", ".md"))
+        if not is_data and not (with_code and len(parts) > 3):
+            continue
+        text = github.file_text(repo, rel, sha)
+        target = Path(into) / rel
+        if text is None:
+            target.unlink(missing_ok=True)
+            continue
+        total += len(text.encode("utf-8"))
+        if total > MAX_CHANGE_BYTES:
+            raise ReproauditError(
+                Problem(
+                    "change_too_large",
+                    rel,
+                    None,
+                    None,
+                    "the pull request's logbook files are too large",
+                )
+            )
+        atomic_write(target, text)
+        written.append(rel)
+    return written
+
+
+def pr_logbooks(paths: list[str]) -> list[tuple[str, str]]:
+    return sorted({d.key for p in paths if (d := layout.classify(p)) and d.kind == "logbook"})
+
+
+def judge_pr(
+    repo_dir: Path,
+    books: list[tuple[str, str]],
+    *,
+    mode: str,
+    llm: Any = None,
+    reruns: Path | None = None,
+    model: str | None = None,
+    prompt_version: int | None = None,
+    samples: int = 3,
+) -> str:
+    """Judge the PR's logbooks and render the verdicts as a Markdown comment."""
+    lines = [f"{LLM_MARKER} mode={mode} -->", f"## reproaudit verdicts ({mode} judge)", ""]
+    for paper_id, logbook_id in books:
+        summary = judge_repo(
+            repo_dir,
+            mode=mode,
+            llm=llm,
+            reruns=reruns,
+            paper=paper_id,
+            logbook=logbook_id,
+            model=model,
+            prompt_version=prompt_version,
+            samples=samples,
+        )
+        if summary.problems:
+            lines.append(
+                f"- {code(paper_id + '/' + logbook_id)}: not judged, "
+                f"{plain(summary.problems[0].message)}"
+            )
+            continue
+        verdict = Corpus(repo_dir).verdict(paper_id, logbook_id)
+        if verdict is None:
+            continue
+        rerun = f"re-run {verdict.rerun.status}" if verdict.rerun else "no re-run"
+        lines += [
+            f"### {code(paper_id + '/' + logbook_id)} ({rerun})",
+            "",
+            "| claim | verdict | flags | evidence |",
+            "|---|---|---|---|",
+        ]
+        for c in verdict.claims:
+            lines.append(
+                f"| {c.claim} | {c.verdict} | {', '.join(c.flags) or '—'} | "
+                f"{plain(c.evidence or '', 300)} |"
+            )
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def post_sticky(github: GitHub, repo: str, pr: int, body: str) -> bool:
+    """Post ``body``, or edit the bot's earlier comment that starts with the same marker."""
+    marker = body.split("-->", 1)[0]
+    for comment in github.issue_comments(repo, pr):
+        user = comment.get("user") or {}
+        if user.get("type") == "Bot" and str(comment.get("body", "")).startswith(marker):
+            github.edit_comment(repo, int(comment["id"]), body)
+            return True
+    github.comment(repo, pr, body)
+    return False
+
+
+def dispatch_run(github: GitHub, repo: str, ref: str, outcome: dict[str, Any], pr: int) -> str:
+    """Start reproduce.yml for an approved /reproduce or /rejudge; say what was done."""
+    if not outcome.get("allowed") or outcome.get("command") not in ("reproduce", "rejudge"):
+        return "nothing to start"
+    head = outcome.get("head_sha") or str(github.pull(repo, pr)["head"]["sha"])
+    action = "reproduce" if outcome["command"] == "reproduce" else "rejudge"
+    github.request(
+        "POST",
+        f"/repos/{repo}/actions/workflows/reproduce.yml/dispatches",
+        json={
+            "ref": ref,
+            "inputs": {"pr": str(pr), "head_sha": head, "action": action},
+        },
+    )
+    return f"started reproduce.yml ({action}) for PR {pr} at {head[:12]}"
+
+
+def read_outcome(path: Path) -> dict[str, Any]:
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ReproauditError(
+            Problem("invalid_value", str(path), None, None, "not an outcome object")
+        )
+    return data

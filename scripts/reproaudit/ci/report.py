@@ -1,0 +1,317 @@
+"""The pull-request result: computed in ``validate``, published in ``report``.
+
+Computing and publishing are separate steps. ``validate_pr`` runs with the pull
+request's code and no secrets, and writes one JSON artifact. ``report`` runs
+with the base branch's code, reads that artifact as untrusted data (strict
+schema, sizes capped, PR number and head SHA checked against the trusted
+event), and renders the one sticky comment and the check-run summary.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import asdict
+from pathlib import Path, PurePosixPath
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .. import layout
+from ..judge.run import judge_repo
+from ..models import FLAGS, VERDICTS
+from ..problems import Problem, ReproauditError
+from ..repo import Corpus
+from ..validate import git_changed, validate_repo
+from .text import code, plain
+
+SCHEMA = "reproaudit-pr-result/1"
+MARKER = "<!-- reproaudit:report"
+Short = Annotated[str, Field(max_length=2000)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class ArtifactProblem(_Strict):
+    code: Annotated[str, Field(max_length=64)]
+    path: Short
+    line: int | None = None
+    field: Short | None = None
+    message: Short
+    hint: Short | None = None
+    severity: Literal["error", "warning"]
+
+
+class ArtifactClaim(_Strict):
+    claim: Annotated[str, Field(max_length=40)]
+    verdict: Literal["verified", "falsified", "toy", "inconclusive"]
+    flags: Annotated[list[Literal[FLAGS]], Field(max_length=len(FLAGS))] = []  # type: ignore[valid-type]
+    evidence: Short = ""
+
+
+class ArtifactVerdict(_Strict):
+    paper: Annotated[str, Field(max_length=64)]
+    logbook: Annotated[str, Field(max_length=64)]
+    claims: Annotated[list[ArtifactClaim], Field(max_length=200)]
+
+
+class Artifact(_Strict):
+    schema_: Literal["reproaudit-pr-result/1"] = Field(alias="schema")
+    pr: int = Field(gt=0)
+    head_sha: Annotated[str, Field(pattern=r"^[0-9a-f]{40}$")]
+    files: Annotated[list[Short], Field(max_length=5000)]
+    outside: Annotated[list[Short], Field(max_length=5000)]
+    problems: Annotated[list[ArtifactProblem], Field(max_length=1000)]
+    verdicts: Annotated[list[ArtifactVerdict], Field(max_length=200)]
+
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+
+    @property
+    def ok(self) -> bool:
+        return not self.outside and not any(p.severity == "error" for p in self.problems)
+
+
+# --- computing (pull-request code, no secrets) ---------------------------------------
+
+
+def outside_logbooks(files: list[str]) -> list[str]:
+    """Changed paths a contributor's pull request may not touch (anything not in logbooks/)."""
+    return sorted(f for f in files if PurePosixPath(f).parts[:1] != ("logbooks",))
+
+
+def validate_pr(
+    repo: Path, base: str, pr: int, head_sha: str, *, allow_outside: bool = False
+) -> dict[str, Any]:
+    """Validate what the pull request changed and judge its logbooks (rules): the artifact."""
+    repo = Path(repo)
+    files, git_problems = git_changed(repo, base)
+    report = validate_repo(repo, changed_from=base)
+    problems = [*git_problems, *report.problems]
+    outside = [] if allow_outside else outside_logbooks(files)
+    verdicts = []
+    books = sorted(
+        {
+            d.key
+            for f in files
+            if (d := layout.classify(f)) and d.kind == "logbook" and (repo / f).is_file()
+        }
+    )
+    if report.ok:
+        for paper_id, logbook_id in books:
+            judge_repo(repo, mode="rules", paper=paper_id, logbook=logbook_id)
+            verdict = Corpus(repo).verdict(paper_id, logbook_id)
+            if verdict is not None:
+                verdicts.append(
+                    {
+                        "paper": paper_id,
+                        "logbook": logbook_id,
+                        "claims": [
+                            {
+                                "claim": c.claim,
+                                "verdict": c.verdict,
+                                "flags": list(c.flags),
+                                "evidence": (c.evidence or "")[:2000],
+                            }
+                            for c in verdict.claims
+                        ],
+                    }
+                )
+    artifact = {
+        "schema": SCHEMA,
+        "pr": pr,
+        "head_sha": head_sha,
+        "files": files,
+        "outside": outside,
+        "problems": [asdict(p) for p in problems],
+        "verdicts": verdicts,
+    }
+    Artifact.model_validate(artifact)
+    return artifact
+
+
+# --- publishing (base-branch code) -------------------------------------------------------
+
+
+def load_artifact(raw: bytes, *, pr: int, head_sha: str) -> Artifact:
+    """Parse an artifact as untrusted data and check it belongs to this PR and commit."""
+    if len(raw) > 5_000_000:
+        raise ReproauditError(
+            Problem(
+                "file_too_large",
+                "artifact",
+                None,
+                None,
+                "the result artifact is over 5 MB; refusing it",
+            )
+        )
+    try:
+        artifact = Artifact.model_validate(json.loads(raw))
+    except (ValueError, ValidationError) as exc:
+        raise ReproauditError(
+            Problem(
+                "invalid_value",
+                "artifact",
+                None,
+                None,
+                f"the result artifact is not valid: {str(exc)[:500]}",
+            )
+        ) from None
+    if artifact.pr != pr:
+        raise ReproauditError(
+            Problem(
+                "invalid_value",
+                "artifact",
+                None,
+                "pr",
+                f"artifact is for PR {artifact.pr}, not {pr}",
+            )
+        )
+    if artifact.head_sha != head_sha:
+        raise ReproauditError(
+            Problem(
+                "invalid_value",
+                "artifact",
+                None,
+                "head_sha",
+                f"artifact is for commit {artifact.head_sha[:12]}, not the run's {head_sha[:12]}",
+            )
+        )
+    return artifact
+
+
+def render_comment(artifact: Artifact, *, outside: list[str] | None = None) -> str:
+    """The sticky comment: marker, one-sentence outcome, files, verdicts, how to reproduce."""
+    outside = sorted(set(artifact.outside) | set(outside or []))
+    errors = [p for p in artifact.problems if p.severity == "error"]
+    ok = not errors and not outside
+    status = "ok" if ok else "fail"
+    lines = [f"{MARKER} status={status} sha={artifact.head_sha} -->", "## reproaudit", ""]
+    if ok:
+        count = len(artifact.verdicts)
+        lines.append(
+            f"✅ Valid: {count} logbook{'s' if count != 1 else ''} checked at "
+            f"`{artifact.head_sha[:12]}`; the rules verdicts are below. A maintainer "
+            "can ask for a re-run with `/reproduce`."
+        )
+    else:
+        lines.append(
+            f"❌ {len(errors)} problem{'s' if len(errors) != 1 else ''} to fix"
+            + (f" and {len(outside)} file(s) outside `logbooks/`" if outside else "")
+            + f" at `{artifact.head_sha[:12]}`."
+        )
+    if outside:
+        lines += [
+            "",
+            "### Files outside `logbooks/`",
+            "",
+            "A contribution may only add or change files under `logbooks/`:",
+            "",
+        ]
+        lines += [f"- ❌ {code(f)}" for f in outside[:50]]
+    by_file: dict[str, list[ArtifactProblem]] = defaultdict(list)
+    for problem in artifact.problems:
+        by_file[problem.path].append(problem)
+    for path in sorted(by_file):
+        lines += ["", f"### {code(path)}", ""]
+        for p in by_file[path][:50]:
+            mark = "❌" if p.severity == "error" else "ℹ️"
+            where = f"line {p.line}" if p.line else "file"
+            field = f" {code(p.field)}" if p.field else ""
+            lines.append(f"- {mark} {where}{field}: {plain(p.message, 300)} (`{plain(p.code)}`)")
+            if p.hint:
+                lines.append(f"  - hint: {plain(p.hint, 300)}")
+    for verdict in artifact.verdicts:
+        lines += [
+            "",
+            f"### Verdicts for {code(verdict.paper + '/' + verdict.logbook)} (rules)",
+            "",
+            "| claim | verdict | flags | evidence |",
+            "|---|---|---|---|",
+        ]
+        for c in verdict.claims:
+            flags = ", ".join(c.flags) or "—"
+            lines.append(f"| {plain(c.claim)} | {c.verdict} | {flags} | {plain(c.evidence, 300)} |")
+    lines += [
+        "",
+        "<details><summary>Reproduce this locally</summary>",
+        "",
+        "```bash",
+        "pip install -e .",
+        "reproaudit validate --changed-from origin/main",
+        "reproaudit judge --mode rules",
+        "```",
+        "</details>",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def find_sticky(comments: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The bot's earlier report comment, found by its hidden marker."""
+    for comment in comments:
+        user = comment.get("user") or {}
+        if user.get("type") == "Bot" and str(comment.get("body", "")).startswith(MARKER):
+            return comment
+    return None
+
+
+def verdict_counts(artifact: Artifact) -> dict[str, int]:
+    counts = dict.fromkeys(VERDICTS, 0)
+    for verdict in artifact.verdicts:
+        for c in verdict.claims:
+            counts[c.verdict] += 1
+    return counts
+
+
+def pr_of_workflow_run(event: dict[str, Any], github: Any) -> tuple[int, str]:
+    """(PR number, head SHA) of a ``workflow_run`` event, from trusted fields only.
+
+    ``workflow_run.pull_requests`` is empty for pull requests from forks; then the
+    open pull request whose head is the run's head SHA is looked up.
+    """
+    try:
+        run = event["workflow_run"]
+        head_sha = str(run["head_sha"])
+        repo = str(event["repository"]["full_name"])
+    except (KeyError, TypeError) as exc:
+        raise ReproauditError(
+            Problem(
+                "invalid_value", "event", None, None, f"not a workflow_run event: missing {exc}"
+            )
+        ) from None
+    for pull in run.get("pull_requests") or []:
+        if str(pull.get("head", {}).get("sha")) == head_sha:
+            return int(pull["number"]), head_sha
+    for pull in github.paginate(f"/repos/{repo}/pulls", state="open"):
+        if pull["head"]["sha"] == head_sha:
+            return int(pull["number"]), head_sha
+    raise ReproauditError(
+        Problem(
+            "invalid_value", "event", None, None, f"no open pull request has head {head_sha[:12]}"
+        )
+    )
+
+
+def publish_report(artifact: Artifact, *, github: Any, repo: str) -> dict[str, Any]:
+    """Post or update the sticky comment and create the check run (base-branch code)."""
+    files = github.pull_files(repo, artifact.pr)  # re-checked here: the artifact is untrusted
+    body = render_comment(artifact, outside=outside_logbooks(files))
+    existing = find_sticky(github.issue_comments(repo, artifact.pr))
+    if existing is not None:
+        github.edit_comment(repo, int(existing["id"]), body)
+    else:
+        github.comment(repo, artifact.pr, body)
+    ok = "status=ok" in body.splitlines()[0]
+    counts = verdict_counts(artifact)
+    title = "valid" if ok else "problems to fix"
+    title += " — " + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+    github.check_run(
+        repo,
+        artifact.head_sha,
+        "reproaudit",
+        "success" if ok else "failure",
+        title.rstrip(" —"),
+        body,
+    )
+    return {"ok": ok, "updated": existing is not None, "comment": body}

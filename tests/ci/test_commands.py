@@ -1,0 +1,190 @@
+"""PR-thread commands against real webhook payloads and a local GitHub API."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+from click.testing import CliRunner
+
+from reproaudit.ci.commands import carry_out, dispatch, parse_event
+from reproaudit.ci.text import plain
+from reproaudit.cli import cli
+from reproaudit.site.build import build_site
+from tests.ci.conftest import HEAD, PR
+
+
+def run(event, github, repo, dry_run=False):
+    outcome = dispatch(event, github, repo, dry_run=dry_run)
+    if not dry_run:
+        carry_out(outcome, parse_event(event), github, repo)
+    return outcome
+
+
+def test_a_command_on_a_plain_issue_is_refused(payloads, client, base_repo, github_api) -> None:
+    event = json.loads((payloads / "issue_comment.created.json").read_text())
+    event["comment"]["body"] = "/reproduce"
+    outcome = run(event, client(), base_repo)
+    assert (outcome.allowed, outcome.reason) == (False, "not_a_pull_request")
+    assert github_api.comments[1][0]["body"] == "Commands work on pull requests only."
+
+
+def test_an_edited_comment_is_never_executed(payloads, client, base_repo, github_api) -> None:
+    event = json.loads((payloads / "issue_comment.edited.json").read_text())
+    event["issue"]["pull_request"] = {"url": "x"}
+    event["comment"]["body"] = "/review confirm C1"
+    event["comment"]["user"]["login"] = "maint"
+    outcome = run(event, client(), base_repo)
+    assert (outcome.allowed, outcome.reason) == (False, "edited")
+    assert "Post the command again" in outcome.reply
+    assert not (base_repo / "verdicts/Kp4rT9vQ2x/reviews.yaml").exists()
+
+
+def test_a_maintainer_confirms_a_falsification(
+    comment_event, client, base_repo, github_api, tmp_path
+) -> None:
+    event = comment_event("/review confirm C1 the counterexample in Lemma 4.3 checks out")
+    outcome = run(event, client(), base_repo)
+    assert outcome.allowed and outcome.command == "review"
+    assert outcome.record == {
+        "claim": "C1",
+        "logbook": "carol-paging-1",
+        "kind": "review",
+        "stance": "confirm",
+        "by": "maint",
+        "at": event["comment"]["created_at"],
+        "link": event["comment"]["html_url"],
+        "text": "the counterexample in Lemma 4.3 checks out",
+        "paper": "Kp4rT9vQ2x",
+    }
+    assert github_api.comments[PR][0]["body"].startswith(
+        "Recorded: maint confirms the falsification of `C1`"
+    )
+    saved = yaml.safe_load((base_repo / "verdicts/Kp4rT9vQ2x/reviews.yaml").read_text())
+    assert saved["reviews"][0]["stance"] == "confirm"
+    # the site shows it as confirmed, no longer "under review"
+    out = build_site(base_repo, tmp_path / "site").out
+    page = (out / "papers/Kp4rT9vQ2x/index.html").read_text()
+    assert "falsification confirmed by a maintainer" in page
+    assert "claimed falsification, under review" not in page
+
+
+def test_a_stranger_posing_as_author_is_refused(comment_event, client, base_repo) -> None:
+    outcome = run(
+        comment_event("/author disagree C1 our bound is fine", "ivandermeer-fake"),
+        client(),
+        base_repo,
+    )
+    assert (outcome.allowed, outcome.reason) == (False, "not_author")
+    assert "ivandermeer-fake is not one of them" in outcome.reply
+
+
+def test_a_listed_author_answers(comment_event, client, base_repo) -> None:
+    outcome = run(
+        comment_event(
+            "/author fixed C1 see https://github.com/x/y/commit/abc and thanks @everyone <b>!</b>",
+            "IvanDerMeer",
+        ),
+        client(),
+        base_repo,
+    )
+    assert outcome.allowed
+    assert outcome.record["kind"] == "author_response"
+    assert outcome.record["link"] == "https://github.com/x/y/commit/abc"
+    saved = yaml.safe_load((base_repo / "verdicts/Kp4rT9vQ2x/reviews.yaml").read_text())
+    assert saved["reviews"][0]["by"] == "IvanDerMeer"
+
+
+def test_fixed_needs_a_link(comment_event, client, base_repo) -> None:
+    outcome = run(comment_event("/author fixed C1 we fixed it", "ivandermeer"), client(), base_repo)
+    assert (outcome.allowed, outcome.reason) == (False, "usage")
+
+
+def test_reproduce_from_a_stranger_is_refused(comment_event, client, base_repo, github_api) -> None:
+    outcome = run(comment_event("/reproduce", "reader"), client(), base_repo)
+    assert (outcome.allowed, outcome.reason) == (False, "not_allowed")
+    assert "needs write permission on this repository, and reader has read" in outcome.reply
+    outcome = run(comment_event("/reproduce", "nobody-at-all"), client(), base_repo)
+    assert "nobody-at-all has none" in outcome.reply  # 404 from the permissions API
+
+
+def test_reproduce_records_the_head_and_refuses_a_moved_one(
+    comment_event, client, base_repo
+) -> None:
+    outcome = run(comment_event(f"/reproduce {HEAD[:10]}"), client(), base_repo)
+    assert outcome.allowed and outcome.head_sha == HEAD
+    assert outcome.logbooks == ["Kp4rT9vQ2x/carol-paging-1"]
+    outcome = run(comment_event("/reproduce 0123456789ab"), client(), base_repo)
+    assert (outcome.allowed, outcome.reason) == (False, "head_moved")
+    assert f"`/reproduce {HEAD[:12]}`" in outcome.reply
+
+
+def test_shell_metacharacters_are_data(comment_event, client, base_repo, tmp_path) -> None:
+    marker = tmp_path / "pwned"
+    outcome = run(
+        comment_event(f"/review confirm C1;touch$IFS{marker} `id` $(id)"), client(), base_repo
+    )
+    assert (outcome.allowed, outcome.reason) == (False, "usage")
+    assert not marker.exists()
+    assert "`` C1;touch$IFS" in outcome.reply  # shown as inline code, not run
+    outcome = run(comment_event("/reproduce $(touch /tmp/x)"), client(), base_repo)
+    assert outcome.reason == "bad_sha"
+
+
+def test_unknown_command_and_help(comment_event, client, base_repo) -> None:
+    outcome = run(comment_event("/frobnicate now"), client(), base_repo)
+    assert (outcome.allowed, outcome.reason) == (False, "unknown")
+    assert "Type `/help`" in outcome.reply
+    stranger = run(comment_event("/help", "reader"), client(), base_repo)
+    assert "/reproduce" not in stranger.reply and "/author" in stranger.reply
+    maintainer = run(comment_event("/help"), client(), base_repo)
+    assert "/reproduce" in maintainer.reply and "/review" in maintainer.reply
+
+
+def test_bots_and_plain_comments_are_ignored(comment_event, client, base_repo, github_api) -> None:
+    assert run(comment_event("looks good to me"), client(), base_repo).command is None
+    bot = run(comment_event("/reproduce", "reproaudit[bot]", user_type="Bot"), client(), base_repo)
+    assert (bot.allowed, bot.reason, bot.reply) == (False, "bot", None)
+    assert github_api.writes() == []
+
+
+def test_dry_run_sends_nothing_but_gets(
+    comment_event, base_repo, github_api, tmp_path, monkeypatch
+) -> None:
+    payload = tmp_path / "event.json"
+    payload.write_text(json.dumps(comment_event("/review reject C1 not convincing")))
+    monkeypatch.setenv("GITHUB_API_URL", github_api.url)
+    monkeypatch.setenv("GITHUB_TOKEN", "t")
+    result = CliRunner().invoke(
+        cli, ["ci", "command", "--payload", str(payload), "--repo", str(base_repo), "--dry-run"]
+    )
+    assert result.exit_code == 0, result.output
+    outcome = json.loads(result.output)
+    assert outcome["allowed"] and outcome["record"]["stance"] == "reject"
+    assert github_api.writes() == []
+    assert not (base_repo / "verdicts/Kp4rT9vQ2x/reviews.yaml").exists()
+    # and for real: the reply is posted and the record written
+    result = CliRunner().invoke(
+        cli, ["ci", "command", "--payload", str(payload), "--repo", str(base_repo)]
+    )
+    assert result.exit_code == 0, result.output
+    assert github_api.writes() == [("POST", f"/repos/Codertocat/Hello-World/issues/{PR}/comments")]
+    assert (base_repo / "verdicts/Kp4rT9vQ2x/reviews.yaml").is_file()
+
+
+def test_the_client_retries_and_paginates(comment_event, client, base_repo, github_api) -> None:
+    github_api.fail_first = 2
+    github_api.files[PR] = [f"logbooks/Kp4rT9vQ2x/carol-paging-1/f{i}.py" for i in range(5)] + [
+        "logbooks/Kp4rT9vQ2x/carol-paging-1.yaml"
+    ]
+    outcome = run(comment_event("/rejudge"), client(), base_repo)
+    assert outcome.allowed and outcome.logbooks == ["Kp4rT9vQ2x/carol-paging-1"]
+    file_pages = [p for m, p, _ in github_api.requests if p.endswith("/files")]
+    assert len(file_pages) == 3  # 6 files, 2 per page, following Link headers
+
+
+def test_text_shown_back_is_neutralised() -> None:
+    shown = plain("@octocat <script>x</script> | #12 `code` " + "a" * 2000)
+    assert "@octocat" not in shown and "<script>" not in shown
+    assert "\\|" in shown and "#12" not in shown
+    assert len(shown) < 1200

@@ -1,0 +1,192 @@
+"""The PR result: computed with the PR's code, checked and published with the base's."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from reproaudit.ci.report import (
+    MARKER,
+    load_artifact,
+    pr_of_workflow_run,
+    publish_report,
+    render_comment,
+    validate_pr,
+)
+from reproaudit.problems import ReproauditError
+from tests.ci.conftest import HEAD, PR
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo), *args],
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture
+def pr_checkout(base_repo: Path) -> Path:
+    """A checkout where a contributor's branch adds a logbook to a paper."""
+    git(base_repo, "init", "-q", "-b", "main")
+    git(base_repo, "add", "-A")
+    git(base_repo, "commit", "-qm", "base")
+    git(base_repo, "checkout", "-qb", "contrib")
+    source = base_repo / "logbooks/T5wPj8mRaK/kai-speedup-1.yaml"
+    text = source.read_text().replace("id: kai-speedup-1", "id: zoe-speedup-1")
+    text = text.replace("github: kai", "github: zoe")
+    (base_repo / "logbooks/T5wPj8mRaK/zoe-speedup-1.yaml").write_text(text)
+    git(base_repo, "add", "-A")
+    git(base_repo, "commit", "-qm", "add a logbook")
+    return base_repo
+
+
+def test_validate_pr_writes_an_artifact_with_rules_verdicts(pr_checkout: Path) -> None:
+    artifact = validate_pr(pr_checkout, "main", PR, HEAD)
+    assert artifact["files"] == ["logbooks/T5wPj8mRaK/zoe-speedup-1.yaml"]
+    assert artifact["outside"] == [] and artifact["problems"] == []
+    (verdict,) = artifact["verdicts"]
+    assert verdict["logbook"] == "zoe-speedup-1"
+    assert [c["verdict"] for c in verdict["claims"]] == ["verified", "verified", "inconclusive"]
+    checked = load_artifact(json.dumps(artifact).encode(), pr=PR, head_sha=HEAD)
+    comment = render_comment(checked)
+    assert comment.startswith(
+        f"{MARKER} status=ok sha={HEAD} -->\n## reproaudit\n\n✅ Valid: 1 logbook checked"
+    )
+    assert (
+        "| C1 | verified | not\\_rerun |" in comment or "| C1 | verified | not_rerun |" in comment
+    )
+
+
+def test_files_outside_logbooks_and_invalid_files_fail(pr_checkout: Path) -> None:
+    (pr_checkout / "scripts").mkdir()
+    (pr_checkout / "scripts/evil.py").write_text("print('hi')\n")
+    book = pr_checkout / "logbooks/T5wPj8mRaK/zoe-speedup-1.yaml"
+    book.write_text(book.read_text().replace("setup: full", "setup: fulll", 1))
+    git(pr_checkout, "add", "-A")
+    git(pr_checkout, "commit", "-qm", "more")
+    artifact = validate_pr(pr_checkout, "main", PR, HEAD)
+    assert artifact["outside"] == ["scripts/evil.py"]
+    assert artifact["verdicts"] == []  # nothing is judged until the files are valid
+    comment = render_comment(load_artifact(json.dumps(artifact).encode(), pr=PR, head_sha=HEAD))
+    assert "status=fail" in comment.splitlines()[0]
+    assert "### Files outside `logbooks/`" in comment and "scripts/evil.py" in comment
+    assert "❌ line" in comment and "'fulll' is not allowed" in comment
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda a: a.update(pr=PR + 1), "artifact is for PR 8, not 7"),
+        (lambda a: a.update(head_sha="0" * 40), "not the run's"),
+        (lambda a: a.update(pr=str(PR)), "not valid"),
+        (lambda a: a.update(extra="field"), "not valid"),
+        (
+            lambda a: a["verdicts"].append(
+                {"paper": "P", "logbook": "L", "claims": [{"claim": "C1", "verdict": "definitely"}]}
+            ),
+            "not valid",
+        ),
+        (lambda a: a.update(schema="something-else/9"), "not valid"),
+    ],
+)
+def test_a_forged_artifact_is_refused(edit, message: str) -> None:
+    artifact = {
+        "schema": "reproaudit-pr-result/1",
+        "pr": PR,
+        "head_sha": HEAD,
+        "files": [],
+        "outside": [],
+        "problems": [],
+        "verdicts": [],
+    }
+    forged = copy.deepcopy(artifact)
+    edit(forged)
+    with pytest.raises(ReproauditError, match=message):
+        load_artifact(json.dumps(forged).encode(), pr=PR, head_sha=HEAD)
+    with pytest.raises(ReproauditError, match="not valid"):
+        load_artifact(b"not json", pr=PR, head_sha=HEAD)
+
+
+def test_report_is_one_sticky_comment_and_rechecks_paths(github_api, client) -> None:
+    # the artifact claims a clean PR, but the API says it also changes a workflow
+    github_api.files[PR] = ["logbooks/Kp4rT9vQ2x/carol-paging-1.yaml", ".github/workflows/site.yml"]
+    forged_clean = load_artifact(
+        json.dumps(
+            {
+                "schema": "reproaudit-pr-result/1",
+                "pr": PR,
+                "head_sha": HEAD,
+                "files": ["logbooks/Kp4rT9vQ2x/carol-paging-1.yaml"],
+                "outside": [],
+                "problems": [],
+                "verdicts": [],
+            }
+        ).encode(),
+        pr=PR,
+        head_sha=HEAD,
+    )
+    first = publish_report(forged_clean, github=client(), repo=github_api.repo)
+    assert first["ok"] is False and first["updated"] is False
+    assert ".github/workflows/site.yml" in github_api.comments[PR][0]["body"]
+    second = publish_report(forged_clean, github=client(), repo=github_api.repo)
+    assert second["updated"] is True
+    assert len(github_api.comments[PR]) == 1  # edited in place
+    assert [c["conclusion"] for c in github_api.check_runs] == ["failure", "failure"]
+    assert github_api.check_runs[0]["head_sha"] == HEAD
+
+
+def test_pr_and_head_come_from_the_trusted_workflow_run_event(payloads, client, github_api) -> None:
+    event = json.loads((payloads / "workflow_run.completed.with-prs.json").read_text())
+    event["repository"]["full_name"] = github_api.repo
+    run = event["workflow_run"]
+    run["pull_requests"][0]["head"]["sha"] = run["head_sha"]
+    assert pr_of_workflow_run(event, client()) == (
+        run["pull_requests"][0]["number"],
+        run["head_sha"],
+    )
+    # a fork PR: pull_requests is empty, the open PR with that head is found through the API
+    forked = json.loads((payloads / "workflow_run.completed.json").read_text())
+    forked["repository"]["full_name"] = github_api.repo
+    github_api.pulls[PR]["head"]["sha"] = forked["workflow_run"]["head_sha"]
+    assert pr_of_workflow_run(forked, client()) == (PR, forked["workflow_run"]["head_sha"])
+    github_api.pulls.clear()
+    with pytest.raises(ReproauditError, match="no open pull request"):
+        pr_of_workflow_run(forked, client())
+
+
+def test_the_report_command_refuses_a_mismatched_run(tmp_path, github_api, monkeypatch) -> None:
+    from click.testing import CliRunner
+
+    from reproaudit.cli import cli
+
+    artifact = tmp_path / "result.json"
+    artifact.write_text(
+        json.dumps(
+            {
+                "schema": "reproaudit-pr-result/1",
+                "pr": PR,
+                "head_sha": HEAD,
+                "files": [],
+                "outside": [],
+                "problems": [],
+                "verdicts": [],
+            }
+        )
+    )
+    monkeypatch.setenv("GITHUB_API_URL", github_api.url)
+    result = CliRunner().invoke(
+        cli, ["ci", "report", "--artifact", str(artifact), "--pr", "3", "--head-sha", HEAD]
+    )
+    assert result.exit_code == 1
+    assert "artifact is for PR 7, not 3" in result.output
+    result = CliRunner().invoke(
+        cli, ["ci", "report", "--artifact", str(artifact), "--pr", str(PR), "--head-sha", HEAD]
+    )
+    assert result.exit_code == 0 and result.output.startswith(MARKER)
+    assert shutil.which("git")

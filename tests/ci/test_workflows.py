@@ -1,0 +1,81 @@
+"""The workflows are code: linted by zizmor and the workflow schema, and held to our rules."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+BIN = Path(sys.executable).parent
+
+
+def tool(name: str) -> str:
+    path = BIN / name
+    if path.exists():
+        return str(path)
+    found = shutil.which(name)
+    if found is None:
+        pytest.skip(f"{name} is not installed (pip install -e '.[test]')")
+    return found
+
+
+def test_the_five_workflows_exist() -> None:
+    assert [p.name for p in WORKFLOWS] == [
+        "commands.yml",
+        "report.yml",
+        "reproduce.yml",
+        "site.yml",
+        "validate.yml",
+    ]
+
+
+def test_zizmor_offline_is_clean() -> None:
+    result = subprocess.run(
+        [tool("zizmor"), "--offline", "--no-progress", *map(str, WORKFLOWS)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_workflow_schema() -> None:
+    result = subprocess.run(
+        [
+            tool("check-jsonschema"),
+            "--builtin-schema",
+            "vendor.github-workflows",
+            *map(str, WORKFLOWS),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_house_rules(path: Path) -> None:
+    text = path.read_text()
+    doc = yaml.safe_load(text)
+    triggers = doc[True] if True in doc else doc["on"]  # YAML 1.1 reads `on` as true
+    assert "pull_request_target" not in triggers
+    assert doc["permissions"] == {}, "top-level permissions must be empty (read nothing)"
+    for uses in re.findall(r"uses:\s*(\S+)", text):
+        assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", uses), f"unpinned: {uses}"
+    for name, job in doc["jobs"].items():
+        assert "timeout-minutes" in job, f"{name} has no timeout"
+        for step in job.get("steps", []):
+            run = step.get("run", "")
+            assert "${{" not in run, f"{name}: expression inside run: {run[:60]}"
+            if str(step.get("uses", "")).startswith("actions/checkout@"):
+                assert step["with"]["persist-credentials"] is False
+    if "dangerous-triggers" in text:
+        for line in text.splitlines():
+            if "zizmor: ignore" in line:
+                assert re.search(r"ignore\[[\w-]+\] \S+", line), "an ignore needs its reason"
