@@ -11,7 +11,8 @@ answers:
 - ``error``: HTTP 500 every time;
 - ``rate_limited``: HTTP 429 with ``Retry-After`` for the first ``limit`` requests, then
   ``correct``;
-- ``cycle``: the n-th request answers ``cycle[n % len(cycle)]`` for every claim.
+- ``cycle``: the n-th request answers ``cycle[n % len(cycle)]`` for every claim;
+- ``scripted``: the n-th request's content is ``replies[n]`` (the last one repeats).
 
 ``latency`` delays every answer (seconds). Every request's JSON body is kept in
 ``requests``.
@@ -47,6 +48,7 @@ class FakeLLM:
         limit: int = 2,
         retry_after: str = "0.05",
         cycle: list[str] | None = None,
+        replies: list[str] | None = None,
     ) -> None:
         self.behavior = behavior
         self.latency = latency
@@ -54,6 +56,7 @@ class FakeLLM:
         self.limit = limit
         self.retry_after = retry_after
         self.cycle = cycle or ["verified"]
+        self.replies = replies or []  # behavior "scripted": the n-th reply's content
         self.requests: list[dict[str, Any]] = []
         self.count = 0
         self._lock = threading.Lock()
@@ -89,7 +92,9 @@ class FakeLLM:
         user = next((m["content"] for m in body["messages"] if m["role"] == "user"), "")
         match = CLAIMS_BLOCK.search(user)
         claims = json.loads(match.group(1)) if match else []
-        if behavior == "garbage":
+        if behavior == "scripted":
+            content = self.replies[min(n, len(self.replies) - 1)]
+        elif behavior == "garbage":
             content = "I think the claims look fine overall! {verdict: maybe"
         else:
             answers = []

@@ -503,6 +503,29 @@ def ci_dispatch(outcome: Path, payload: Path, ref: str) -> None:
     click.echo(done)
 
 
+@cli.command()
+@click.argument("paper", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--paper-id", required=True, help="The id for the paper file (OpenReview id).")
+@click.option("--venue", default="ICML 2026", show_default=True)
+@click.option("--title", help="Use this title rather than the model's reading of it.")
+@click.option("--stdout", is_flag=True, help="Print the draft instead of writing it.")
+@repo_option
+def extract(
+    paper: Path, paper_id: str, venue: str, title: str | None, stdout: bool, repo: Path
+) -> None:
+    """Draft a paper file's claims from PAPER (.pdf, .md, .txt) with the LLM endpoint.
+
+    Uses REPROAUDIT_JUDGE_BASE_URL / _MODEL / _API_KEY. A maintainer reviews the draft in a PR.
+    """
+    from .extract import extract_claims
+
+    try:
+        rel, text = extract_claims(paper, paper_id, venue=venue, title=title)
+    except ReproauditError as exc:
+        _fail(exc)
+    _emit({repo / rel: text}, stdout)
+
+
 @cli.group()
 def new() -> None:
     """Scaffold a paper file or a logbook that validates as it is."""
