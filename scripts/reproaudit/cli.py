@@ -527,6 +527,43 @@ def extract(
 
 
 @cli.group()
+def review() -> None:
+    """Human review tools for claims no script can judge."""
+
+
+@review.command("pairs")
+@click.argument("folder", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where judgements go [default: FOLDER/judgements.csv].",
+)
+@click.option("--port", type=int, default=8765, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Left/right shuffle.")
+def review_pairs_cmd(folder: Path, out: Path | None, port: int, seed: int) -> None:
+    """Judge image pairs blind in the browser: FOLDER/a/ and FOLDER/b/ hold the images.
+
+    Serves on 127.0.0.1 only; each judgement is saved at once to a CSV beside the images.
+    """
+    import contextlib
+
+    from .review_pairs import Session, make_server
+
+    try:
+        session = Session.open(folder, out, seed)
+    except ReproauditError as exc:
+        _fail(exc)
+    server = make_server(session, port)
+    click.echo(
+        f"{len(session.pairs)} pairs, {len(session.judgements)} judged; open "
+        f"http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops); "
+        f"saving to {session.out}"
+    )
+    with contextlib.suppress(KeyboardInterrupt), server:
+        server.serve_forever()
+
+
+@cli.group()
 def new() -> None:
     """Scaffold a paper file or a logbook that validates as it is."""
 
