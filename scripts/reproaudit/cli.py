@@ -526,6 +526,162 @@ def extract(
     _emit({repo / rel: text}, stdout)
 
 
+@cli.command()
+@click.argument("logbook", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--backend", type=click.Choice(["local", "hf-jobs"]), default="local", show_default=True
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("reruns"),
+    show_default=True,
+    help="Writes OUT/<paper>/<logbook>/{outputs,run}.json.",
+)
+@click.option("--source-repo-url", help="hf-jobs, code in the audit repo: its clone URL.")
+@click.option("--source-sha", help="hf-jobs, code in the audit repo: the commit to run.")
+@click.option("--namespace", help="hf-jobs: the user or org the job runs under.")
+@repo_option
+def reproduce(
+    logbook: Path,
+    backend: str,
+    out: Path,
+    source_repo_url: str | None,
+    source_sha: str | None,
+    namespace: str | None,
+    repo: Path,
+) -> None:
+    """Re-run LOGBOOK's command and write the re-run record the judge reads (--reruns).
+
+    local: a temp copy, no shell, a scrubbed environment, the logbook's timeout, capped output.
+    hf-jobs: Hugging Face Jobs with an allowed flavor; no token is passed into the job.
+    """
+    from .reproduce import describe_record, reproduce_logbook
+
+    try:
+        record = reproduce_logbook(
+            repo,
+            logbook,
+            backend=backend,
+            out=out,
+            source_repo_url=source_repo_url,
+            source_sha=source_sha,
+            namespace=namespace,
+        )
+    except ReproauditError as exc:
+        _fail(exc)
+    click.echo(describe_record(record))
+    raise SystemExit(0 if record.status == "passed" else 1)
+
+
+@ci.command("reproduce-pr")
+@click.option("--repo-name", required=True, metavar="OWNER/NAME")
+@click.option("--pr", type=click.IntRange(min=1), required=True)
+@click.option("--sha", required=True, help="The approved head SHA; a moved head is refused.")
+@click.option(
+    "--backend", type=click.Choice(["local", "hf-jobs"]), default="local", show_default=True
+)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@repo_option
+def ci_reproduce_pr(repo_name: str, pr: int, sha: str, backend: str, out: Path, repo: Path) -> None:
+    """Re-run every logbook of a PR at the approved commit (fetched as files, no secrets)."""
+    import os
+
+    from .ci.flow import fetch_pr_logbooks, pr_logbooks, verify_head
+    from .ci.github import GitHub
+    from .reproduce import describe_record, reproduce_logbook
+
+    server = os.environ.get("GITHUB_SERVER_URL", "https://github.com")
+    try:
+        github = GitHub.from_env()
+        verify_head(github, repo_name, pr, sha)
+        books = pr_logbooks(fetch_pr_logbooks(github, repo_name, pr, sha, repo, with_code=True))
+        failed = 0
+        for paper_id, logbook_id in books:
+            record = reproduce_logbook(
+                repo,
+                f"logbooks/{paper_id}/{logbook_id}.yaml",
+                backend=backend,
+                out=out,
+                source_repo_url=f"{server}/{repo_name}",
+                source_sha=sha,
+            )
+            failed += record.status != "passed"
+            click.echo(f"{paper_id}/{logbook_id}: {describe_record(record)}")
+    except ReproauditError as exc:
+        _fail(exc)
+    click.echo(f"{len(books)} logbook(s) re-run, {failed} not passed")
+
+
+@cli.command()
+@click.argument("logbook", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--rerun/--no-rerun",
+    default=None,
+    help="Re-run the command locally [default: when hardware is cpu].",
+)
+@repo_option
+def check(logbook: Path, rerun: bool | None, repo: Path) -> None:
+    """Everything CI will do to LOGBOOK, locally: validate, re-run, judge, the PR report."""
+    from .check import check_logbook
+
+    try:
+        result = check_logbook(repo, logbook, rerun=rerun)
+    except ReproauditError as exc:
+        _fail(exc)
+    click.echo(result.comment, nl=False)
+    raise SystemExit(0 if result.ok else 1)
+
+
+@cli.group("import")
+def import_() -> None:
+    """Turn work done elsewhere into reproaudit files (Trackio logbooks, PaperBench rubrics)."""
+
+
+@import_.command("trackio")
+@click.argument("workspace", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option("--paper", help="The paper id, when the logbook's metadata does not name it.")
+@click.option("--contributor", help="Your GitHub handle (an unpublished logbook has none).")
+@click.option("--stdout", is_flag=True, help="Print instead of writing the file.")
+@repo_option
+def import_trackio_cmd(
+    workspace: Path, paper: str | None, contributor: str | None, stdout: bool, repo: Path
+) -> None:
+    """Import a Trackio logbook as logbooks/<paper>/<id>.yaml (re-importing updates it)."""
+    from .importers import import_trackio, write_import
+
+    try:
+        path, text = import_trackio(workspace, repo, paper=paper, contributor=contributor)
+    except ReproauditError as exc:
+        _fail(exc)
+    if stdout:
+        click.echo(text, nl=False)
+        return
+    existed = path.exists()
+    write_import(path, text)
+    click.echo(f"{'updated' if existed else 'wrote'} {path}")
+
+
+@import_.command("paperbench")
+@click.argument("rubric", type=click.Path(exists=True, path_type=Path))
+@click.option("--paper-id", required=True, help="The id for the paper file.")
+@click.option("--venue", default="ICML 2024", show_default=True)
+@click.option("--title", help="The title, when config.yaml beside the rubric has none.")
+@click.option("--stdout", is_flag=True, help="Print instead of writing the file.")
+@repo_option
+def import_paperbench_cmd(
+    rubric: Path, paper_id: str, venue: str, title: str | None, stdout: bool, repo: Path
+) -> None:
+    """Import a PaperBench rubric as a paper file: one claim per Result Analysis leaf."""
+    from .importers import import_paperbench
+
+    try:
+        rel, text = import_paperbench(rubric, paper_id=paper_id, venue=venue, title=title)
+    except ReproauditError as exc:
+        _fail(exc)
+    _emit({repo / rel: text}, stdout)
+
+
 @cli.group()
 def review() -> None:
     """Human review tools for claims no script can judge."""

@@ -68,7 +68,7 @@ def export_frame(
         ],
         columns=["paper", "venue", "title", "area", "claim", "kind", "anchor", "statement"],
     )
-    verdict_cols = ["paper", "claim", *COLUMNS[COLUMNS.index("logbook"):]]
+    verdict_cols = ["paper", "claim", *COLUMNS[COLUMNS.index("logbook") :]]
     verdicts = rows.reindex(columns=verdict_cols)
     frame = claims.merge(verdicts, on=["paper", "claim"], how="left")
     folds = (

@@ -234,6 +234,87 @@ GIT_ERROR = _code(
 )
 
 
+# --- re-running a logbook (reproaudit reproduce) ------------------------------
+NOTHING_TO_RUN = _code(
+    "nothing_to_run",
+    "error",
+    """
+    `reproaudit reproduce` was asked to re-run a logbook that has no `code` or
+    no `reproduce` section, so there is no command to run. Such a logbook is
+    judged on its self-reported numbers only (flag `not_rerun`). Add `code`
+    and `reproduce` to make it re-runnable.""",
+)
+BAD_COMMAND = _code(
+    "bad_command",
+    "error",
+    """
+    `reproduce.command` cannot be split into an argument list (an unclosed
+    quote) or is empty. The command runs without a shell: write a program and
+    its arguments, e.g. `python sweep.py --out results/metrics.json`; put
+    pipes, `&&` or redirections in a script and run that script.""",
+)
+HARDWARE_NOT_ALLOWED = _code(
+    "hardware_not_allowed",
+    "error",
+    """
+    The logbook's `reproduce.hardware` is not on the allow-list of Hugging Face
+    Jobs flavors that `reproaudit reproduce --backend hf-jobs` may launch.
+    Pick a listed flavor, or re-run with the local backend on a machine that
+    has the hardware.""",
+)
+SOURCE_NOT_PINNED = _code(
+    "source_not_pinned",
+    "error",
+    """
+    An `hf-jobs` re-run of a logbook whose code lives in the audit repository
+    (`code.path`) needs that repository's URL and the exact commit to fetch
+    (the pull request's approved head SHA): the job clones the code itself and
+    is never handed local files. Pass both, as a 40-hex SHA.""",
+)
+JOBS_API_ERROR = _code(
+    "jobs_api_error",
+    "error",
+    """
+    A call to the Hugging Face Jobs API failed (launching, inspecting or
+    reading the logs of the job): no credentials, no permission for the
+    namespace, or the Hub is unreachable. The message names the call and the
+    job when there is one; check it on the Hub before re-running.""",
+)
+
+# --- importers (`reproaudit import`) ----------------------------------------
+IMPORT_SOURCE_INVALID = _code(
+    "import_source_invalid",
+    "error",
+    """
+    The file or folder given to `reproaudit import` is not what that importer
+    reads: a folder without a `.trackio/` workspace, a file that is not valid
+    JSON, a PaperBench rubric that is not a tree of nodes with `requirements`
+    and `sub_tasks`, a trackio cell whose header is not JSON. The message names
+    the file and the place in it (line or JSON path); nothing is written. Point
+    the command at the right folder or file, or repair the one named.""",
+)
+IMPORT_NOTHING_FOUND = _code(
+    "import_nothing_found",
+    "error",
+    """
+    The source is well formed but holds nothing to import: a trackio logbook
+    with no page titled "Claim <k>: ...", or a rubric with no "Result Analysis"
+    leaf. An empty logbook or paper file would hide the mistake, so nothing is
+    written. Title each claim's page "Claim 1: ...", "Claim 2: ...", or write
+    the paper file by hand with `reproaudit new paper`.""",
+)
+IMPORT_NEEDS_INPUT = _code(
+    "import_needs_input",
+    "error",
+    """
+    The source does not say something the data file must record: who wrote the
+    logbook (an unpublished trackio logbook names no author: pass
+    `--contributor <GitHub handle>`), which paper it reproduces (pass
+    `--paper <id>` when the logbook names no paper, or names an arXiv id that
+    several paper files share), or the paper's title (pass `--title`).""",
+)
+
+
 @dataclass(frozen=True)
 class Problem:
     """One finding about an input file, with enough context to fix it."""

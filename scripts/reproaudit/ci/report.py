@@ -233,14 +233,19 @@ def render_comment(artifact: Artifact, *, outside: list[str] | None = None) -> s
         for c in verdict.claims:
             flags = ", ".join(c.flags) or "—"
             lines.append(f"| {plain(c.claim)} | {c.verdict} | {flags} | {plain(c.evidence, 300)} |")
+    books = [
+        f for f in artifact.files if (d := layout.classify(f)) is not None and d.kind == "logbook"
+    ]
+    checks = [f"reproaudit check {f}" for f in books[:10] if "`" not in f] or [
+        "reproaudit validate --changed-from origin/main"
+    ]
     lines += [
         "",
         "<details><summary>Reproduce this locally</summary>",
         "",
         "```bash",
         "pip install -e .",
-        "reproaudit validate --changed-from origin/main",
-        "reproaudit judge --mode rules",
+        *checks,
         "```",
         "</details>",
     ]

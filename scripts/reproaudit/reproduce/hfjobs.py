@@ -1,0 +1,355 @@
+"""The hf-jobs backend: run the re-run as a Hugging Face Job and read the result from its logs.
+
+The job is handed no token, no secrets and no environment. It runs a fixed
+program (``runner.py``, passed as ``python3 -c RUNNER``) whose arguments are
+the clone URL, the exact commit, the folder to run in and the command's argv:
+the logbook's command never becomes a shell string, and the job fetches the
+code itself, anonymously. The runner prints the outputs file between lines
+carrying a per-run nonce; the caller waits for a terminal stage (polling with
+backoff, for a bounded time), reads the logs once, and writes the record.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import re
+import secrets
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from .. import problems as P
+from ..judge.inputs import MAX_OUTPUTS_BYTES
+from ..problems import Problem, ReproauditError
+from .record import LogTail, RunRecord, Status, check_outputs, log_text
+from .spec import RunSpec
+
+RUNNER = (Path(__file__).parent / "runner.py").read_text(encoding="utf-8")
+MARK = "::reproaudit::"  # must match runner.py
+DEFAULT_IMAGE = "python:3.12-slim"
+SETUP_GRACE_S = 600  # job timeout = command timeout + time to fetch the code
+QUEUE_WAIT_S = 3600  # how long a job may sit in SCHEDULING before we give up
+MAX_POLL_S = 60.0
+MAX_API_ERRORS = 5
+TERMINAL_STAGES = ("COMPLETED", "CANCELED", "ERROR", "DELETED")
+_SHA40 = re.compile(r"[0-9a-f]{40}")
+_MAX_B64 = (MAX_OUTPUTS_BYTES + 2) // 3 * 4
+
+# The logbook's `hardware` -> the Jobs flavor launched. Anything else is refused.
+FLAVORS: dict[str, str] = {
+    "cpu": "cpu-basic",
+    **{
+        name: name
+        for name in (
+            "cpu-basic",
+            "cpu-upgrade",
+            "t4-small",
+            "t4-medium",
+            "l4x1",
+            "l4x4",
+            "l40sx1",
+            "l40sx4",
+            "l40sx8",
+            "a10g-small",
+            "a10g-large",
+            "a10g-largex2",
+            "a10g-largex4",
+            "a100-large",
+            "a100x4",
+            "a100x8",
+            "h200",
+            "h200x8",
+        )
+    },
+}
+
+
+class JobsApi(Protocol):
+    """The part of ``huggingface_hub.HfApi`` this backend calls (a stand-in fits too)."""
+
+    def run_job(self, **kwargs: Any) -> Any: ...
+    def inspect_job(self, **kwargs: Any) -> Any: ...
+    def fetch_job_logs(self, **kwargs: Any) -> Iterable[str]: ...
+    def cancel_job(self, **kwargs: Any) -> None: ...
+    def whoami(self) -> dict[str, Any]: ...
+
+
+def flavor_for(spec: RunSpec) -> str:
+    flavor = FLAVORS.get(spec.reproduce.hardware)
+    if flavor is None:
+        raise ReproauditError(
+            Problem(
+                P.HARDWARE_NOT_ALLOWED,
+                spec.rel,
+                None,
+                "reproduce.hardware",
+                f"{spec.reproduce.hardware!r} is not on reproaudit's list of Jobs flavors",
+                f"use one of: {', '.join(FLAVORS)}; or re-run with --backend local",
+            )
+        )
+    return flavor
+
+
+def archive_url(repo_url: str, sha: str) -> str:
+    """The commit's tar.gz for GitHub repositories (for images without git), else ''."""
+    m = re.fullmatch(r"https://github\.com/([\w.-]+)/([\w.-]+?)(?:\.git)?/?", repo_url)
+    return f"https://github.com/{m[1]}/{m[2]}/archive/{sha}.tar.gz" if m else ""
+
+
+def job_source(
+    spec: RunSpec, source_repo_url: str | None, source_sha: str | None
+) -> tuple[str, str, str, str]:
+    """(clone URL, commit, jail folder, working folder) the runner is told to use."""
+    if spec.code.path is None:
+        return spec.code.repo or "", spec.code.commit or "", "", ""
+    if (
+        not source_repo_url
+        or source_repo_url.startswith("-")
+        or not source_sha
+        or not _SHA40.fullmatch(source_sha)
+    ):
+        raise ReproauditError(
+            Problem(
+                P.SOURCE_NOT_PINNED,
+                spec.rel,
+                None,
+                "code.path",
+                "the code is in the audit repository: the job needs its URL and the exact "
+                f"commit to fetch (got {source_repo_url!r} at {source_sha!r})",
+                "pass source_repo_url and source_sha (the approved head SHA, 40 hex)",
+            )
+        )
+    jail = f"logbooks/{spec.paper}/{spec.logbook}"
+    return source_repo_url, source_sha, jail, spec.code_subdir or jail
+
+
+def job_command(spec: RunSpec, url: str, sha: str, jail: str, subdir: str, nonce: str) -> list[str]:
+    """The job's argument list: the fixed runner, then every value as its own argument."""
+    return [
+        "python3",
+        "-c",
+        RUNNER,
+        nonce,
+        url,
+        sha,
+        archive_url(url, sha),
+        jail,
+        subdir,
+        spec.reproduce.outputs or "",
+        str(spec.timeout_s),
+        "--",
+        *spec.argv,
+    ]
+
+
+@dataclass
+class JobLog:
+    """What the job's logs say: the command's output (capped), outputs and runner status."""
+
+    log: LogTail = field(default_factory=LogTail)
+    outputs: bytes | None = None
+    outputs_note: str | None = None
+    status: dict[str, Any] | None = None
+
+
+def read_job_log(lines: Iterable[str], nonce: str, outputs_name: str) -> JobLog:
+    """Split the log into output, the outputs block and the status line, all bounded.
+
+    Only marker lines with this run's nonce count, and the last block and status
+    line win: the runner prints them after the command's process group is dead.
+    Outputs count only when that final status line says the runner sent them.
+    """
+    mark = f"{MARK}{nonce} "
+    out = JobLog()
+    block: list[str] | None = None
+    size = 0
+    for event in lines:
+        for line in event.splitlines() or [""]:
+            text = line.strip()
+            if block is not None and text.startswith(mark + "outputs-end"):
+                out.outputs, out.outputs_note = _decode(block, size, text, outputs_name)
+                block = None
+            elif block is not None:
+                size += len(text)
+                if size <= _MAX_B64:
+                    block.append(text)
+            elif text == mark + "outputs-begin":
+                block, size = [], 0
+            elif text.startswith(mark + "status "):
+                try:
+                    status = json.loads(text[len(mark + "status ") :])
+                except ValueError:
+                    status = None
+                out.status = status if isinstance(status, dict) else None
+            else:
+                out.log.feed((line + "\n").encode("utf-8", errors="replace"))
+    if block is not None:
+        out.outputs_note = f"the logs end inside the {outputs_name} block; not recorded"
+    if out.outputs is not None and (out.status or {}).get("outputs") != "ok":
+        out.outputs, out.outputs_note = None, None  # not sent by the runner: forged or stale
+    return out
+
+
+def _decode(block: list[str], size: int, end: str, name: str) -> tuple[bytes | None, str | None]:
+    if size > _MAX_B64:
+        return None, f"{name} is over the size limit; not recorded"
+    try:
+        raw = base64.b64decode("".join(block), validate=True)
+    except (binascii.Error, ValueError):
+        return None, f"{name} came back garbled in the logs; not recorded"
+    if hashlib.sha256(raw).hexdigest() != end.rsplit(" ", 1)[-1]:
+        return None, f"{name} came back incomplete in the logs (hash differs); not recorded"
+    return check_outputs(raw, name)
+
+
+def final_status(
+    stage: str, message: str | None, runner: dict[str, Any] | None
+) -> tuple[Status, int | None, str | None]:
+    """Map the job's last stage and the runner's status line to passed/failed/timeout."""
+    said = runner.get("status") if runner else None
+    code = runner.get("exit_code") if runner else None
+    code = code if isinstance(code, int) and not isinstance(code, bool) else None
+    if said in ("failed", "timeout"):
+        return said, code, None
+    if said == "passed" and stage == "COMPLETED":
+        return "passed", code, None
+    if "timeout" in (message or "").lower() or "timed out" in (message or "").lower():
+        return "timeout", None, f"the job ended {stage}: {message}"
+    why = f"the job ended {stage}" + (f": {message}" if message else "")
+    if said is None:
+        why += "; the runner reported no result"
+    return "failed", code, why
+
+
+def run_hf_jobs(
+    spec: RunSpec,
+    *,
+    api: JobsApi,
+    namespace: str | None = None,
+    source_repo_url: str | None = None,
+    source_sha: str | None = None,
+    poll_s: float = 5.0,
+    max_wait_s: float | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> tuple[RunRecord, bytes | None, str]:
+    """Launch, wait, read the logs; return the record (not yet written), outputs and log text."""
+    flavor = flavor_for(spec)
+    url, sha, jail, subdir = job_source(spec, source_repo_url, source_sha)
+    image = spec.reproduce.image or DEFAULT_IMAGE
+    notes = [] if spec.reproduce.image else [f"no reproduce.image: used {DEFAULT_IMAGE}"]
+    nonce = secrets.token_hex(8)
+    job_timeout = spec.timeout_s + SETUP_GRACE_S
+    ns = namespace or _call("whoami", None, api.whoami)["name"]
+    started = time.monotonic()
+    job = _call(
+        "run_job",
+        None,
+        lambda: api.run_job(
+            image=image,
+            command=job_command(spec, url, sha, jail, subdir, nonce),
+            flavor=flavor,
+            timeout=job_timeout,
+            namespace=ns,
+            labels={"reproaudit-paper": spec.paper, "reproaudit-logbook": spec.logbook},
+        ),
+    )
+    job_url = getattr(job, "url", None) or f"https://huggingface.co/jobs/{ns}/{job.id}"
+    deadline = started + (max_wait_s if max_wait_s is not None else job_timeout + QUEUE_WAIT_S)
+    info, waited_out = _wait(api, job.id, ns, job_url, deadline, poll_s, sleep)
+    wall = time.monotonic() - started
+    if waited_out:
+        notes.append(f"gave up waiting after {wall:.0f} s; the job was cancelled")
+        try:
+            api.cancel_job(job_id=job.id, namespace=ns)
+        except Exception as exc:  # the record matters more than the cancel
+            notes.append(f"cancelling failed: {exc}")
+    parsed = JobLog()
+    try:
+        parsed = read_job_log(
+            api.fetch_job_logs(job_id=job.id, namespace=ns), nonce, spec.reproduce.outputs or ""
+        )
+    except Exception as exc:  # a record without logs still says how the job ended
+        notes.append(f"could not read the job logs: {exc}")
+    stage = _stage(info)
+    message = getattr(getattr(info, "status", None), "message", None)
+    if waited_out:
+        status, code, why = "timeout", None, None
+    else:
+        status, code, why = final_status(stage, message, parsed.status)
+    if why:
+        notes.append(why)
+    runner_note = (parsed.status or {}).get("outputs")
+    if spec.reproduce.outputs and parsed.outputs is None:
+        notes.append(parsed.outputs_note or str(runner_note or "no outputs in the job logs"))
+    elif not spec.reproduce.outputs:
+        notes.append("the logbook names no reproduce.outputs; nothing to record")
+    duration = _duration(parsed.status, info, wall)
+    record = RunRecord(status, code, duration, "hf-jobs", job_url, "")
+    return record, parsed.outputs, log_text(parsed.log, notes)
+
+
+def _wait(
+    api: JobsApi,
+    job_id: str,
+    ns: str,
+    job_url: str,
+    deadline: float,
+    poll_s: float,
+    sleep: Callable[[float], None],
+) -> tuple[Any, bool]:
+    """Poll until a terminal stage or the deadline: (last JobInfo, whether we gave up)."""
+    delay, errors, info = poll_s, 0, None
+    while True:
+        try:
+            info = api.inspect_job(job_id=job_id, namespace=ns)
+            errors = 0
+        except Exception as exc:
+            errors += 1
+            if errors >= MAX_API_ERRORS:
+                raise _api_error("inspect_job", job_url, exc) from exc
+        if info is not None and _stage(info) in TERMINAL_STAGES:
+            return info, False
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return info, True
+        sleep(min(delay, remaining))
+        delay = min(delay * 1.5, MAX_POLL_S)
+
+
+def _stage(info: Any) -> str:
+    stage = getattr(getattr(info, "status", None), "stage", None)
+    return str(getattr(stage, "value", stage) or "UNKNOWN")
+
+
+def _duration(runner: dict[str, Any] | None, info: Any, wall: float) -> float:
+    said = (runner or {}).get("duration_s")
+    if isinstance(said, (int, float)) and not isinstance(said, bool) and said >= 0:
+        return float(said)
+    running = getattr(getattr(info, "durations", None), "running_secs", None)
+    return float(running) if isinstance(running, (int, float)) else wall
+
+
+def _call(what: str, job_url: str | None, fn: Callable[[], Any]) -> Any:
+    try:
+        return fn()
+    except Exception as exc:
+        raise _api_error(what, job_url, exc) from exc
+
+
+def _api_error(what: str, job_url: str | None, exc: Exception) -> ReproauditError:
+    where = f" for {job_url}" if job_url else ""
+    return ReproauditError(
+        Problem(
+            P.JOBS_API_ERROR,
+            "hf-jobs",
+            None,
+            None,
+            f"{what}{where} failed: {type(exc).__name__}: {exc}",
+            "check the token (`hf auth whoami`), the namespace and the job on the Hub",
+        )
+    )

@@ -1,0 +1,199 @@
+"""What to re-run: a logbook's code source and command, checked before anything runs.
+
+Both backends start from a ``RunSpec``. The checks repeat what ``validate``
+does (a logbook reaching ``reproduce`` may never have been validated) and add
+what only matters when running: the command must split into an argument list.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from .. import layout
+from .. import problems as P
+from ..loader import load_model
+from ..models import Code, Logbook, Reproduce, parse_duration
+from ..problems import Problem, ReproauditError
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One logbook's re-run: where its code is, what to run, for how long."""
+
+    paper: str
+    logbook: str
+    rel: str  # logbooks/<paper>/<logbook>.yaml
+    code: Code
+    reproduce: Reproduce
+    argv: list[str]
+    timeout_s: int
+
+    @property
+    def code_subdir(self) -> str | None:
+        """``code.path`` as a repository-relative folder, or None for a repo+commit logbook."""
+        if self.code.path is None:
+            return None
+        return (PurePosixPath("logbooks") / self.paper / clean_code_path(self)).as_posix()
+
+
+def logbook_rel(repo: Path, logbook_path: str | Path) -> str:
+    """The repository-relative path of a logbook given as a path (absolute or relative)."""
+    repo = Path(repo).resolve()
+    given = Path(logbook_path)
+    candidates = [given] if given.is_absolute() else [repo / given, Path.cwd() / given]
+    for path in candidates:
+        if path.is_file():
+            try:
+                return path.resolve().relative_to(repo).as_posix()
+            except ValueError:
+                break
+    raise ReproauditError(
+        Problem(
+            P.UNKNOWN_LOGBOOK,
+            str(logbook_path),
+            None,
+            None,
+            f"no logbook file {str(logbook_path)!r} in the repository {repo}",
+            "give the path of a logbook, e.g. logbooks/<paper>/<logbook>.yaml",
+        )
+    )
+
+
+def load_spec(repo: Path, logbook_path: str | Path) -> RunSpec:
+    """Load a logbook and check it can be re-run; raise ``ReproauditError`` when not."""
+    rel = logbook_rel(repo, logbook_path)
+    where = layout.classify(rel)
+    if where is None or where.kind != "logbook":
+        raise ReproauditError(
+            Problem(
+                P.MISPLACED_FILE,
+                rel,
+                None,
+                None,
+                "not a logbook: logbooks live at logbooks/<paper>/<logbook>.yaml",
+                "give the path of a logbook file",
+            )
+        )
+    paper, logbook = where.key
+    book = load_model(Path(repo) / rel, Logbook, rel)
+    if book.logbook.paper != paper or book.logbook.id != logbook:
+        raise ReproauditError(
+            Problem(
+                P.ID_PATH_MISMATCH,
+                rel,
+                None,
+                "logbook.id",
+                f"the file says {book.logbook.paper}/{book.logbook.id} but lives at {rel}",
+                "make logbook.paper and logbook.id match the path",
+            )
+        )
+    if book.code is None or book.reproduce is None:
+        missing = [
+            name for name, v in (("code", book.code), ("reproduce", book.reproduce)) if v is None
+        ]
+        raise ReproauditError(
+            Problem(
+                P.NOTHING_TO_RUN,
+                rel,
+                None,
+                missing[0],
+                f"nothing to re-run: the logbook has no {' and '.join(missing)}",
+                "add `code` (a path or a repo and commit) and `reproduce` (command, hardware, "
+                "timeout, outputs)",
+            )
+        )
+    try:
+        argv = shlex.split(book.reproduce.command)
+    except ValueError as exc:
+        argv, why = [], f"cannot be split into arguments: {exc}"
+    else:
+        why = "is empty"
+    if not argv:
+        raise ReproauditError(
+            Problem(
+                P.BAD_COMMAND,
+                rel,
+                None,
+                "reproduce.command",
+                f"{book.reproduce.command!r} {why}",
+                "commands run without a shell: close the quotes, or put shell syntax in a script",
+            )
+        )
+    spec = RunSpec(
+        paper,
+        logbook,
+        rel,
+        book.code,
+        book.reproduce,
+        argv,
+        parse_duration(book.reproduce.timeout),
+    )
+    if spec.code.path is not None:
+        clean_code_path(spec)
+    return spec
+
+
+def clean_code_path(spec: RunSpec) -> str:
+    """``code.path`` normalised, refused unless it starts in the logbook's own folder."""
+    raw = spec.code.path or ""
+    pure = PurePosixPath(raw.replace("\\", "/"))
+    if pure.is_absolute() or ".." in pure.parts or not pure.parts or pure.parts[0] != spec.logbook:
+        raise ReproauditError(
+            Problem(
+                P.PATH_NOT_ALLOWED,
+                spec.rel,
+                None,
+                "code.path",
+                f"{raw!r} is outside this logbook's own folder "
+                f"logbooks/{spec.paper}/{spec.logbook}/",
+                f"put the code in logbooks/{spec.paper}/{spec.logbook}/ and write "
+                f"`path: {spec.logbook}/`",
+            )
+        )
+    return pure.as_posix()
+
+
+def code_folder(repo: Path, spec: RunSpec) -> Path:
+    """The checked-out code folder of a ``code.path`` logbook, re-checked against links.
+
+    The folder and every link inside it must resolve within
+    ``logbooks/<paper>/<logbook>/``: a re-run copies and executes what it holds.
+    """
+    rel = clean_code_path(spec)
+    paper_dir = (Path(repo) / "logbooks" / spec.paper).resolve()
+    jail = paper_dir / spec.logbook
+    folder = Path(repo) / "logbooks" / spec.paper / rel
+
+    def refuse(what: str) -> ReproauditError:
+        return ReproauditError(
+            Problem(
+                P.PATH_NOT_ALLOWED,
+                spec.rel,
+                None,
+                "code.path",
+                f"{what} leads outside logbooks/{spec.paper}/{spec.logbook}/",
+                "replace links with the files themselves",
+            )
+        )
+
+    if not folder.is_dir():
+        raise ReproauditError(
+            Problem(
+                P.MISSING_CODE_PATH,
+                spec.rel,
+                None,
+                "code.path",
+                f"logbooks/{spec.paper}/{rel} is not a folder in {repo}",
+                "add the code beside the logbook, or use `code: {repo: ..., commit: ...}`",
+            )
+        )
+    if not folder.resolve().is_relative_to(jail.resolve()) or not jail.resolve().is_relative_to(
+        paper_dir
+    ):
+        raise refuse(f"{rel!r}")
+    for path in folder.rglob("*"):
+        if path.is_symlink() and not path.resolve().is_relative_to(jail.resolve()):
+            raise refuse(f"the link {path.relative_to(folder).as_posix()!r}")
+    return folder
