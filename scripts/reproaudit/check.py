@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import layout
-from .ci.report import SCHEMA, Artifact, render_comment
+from .ci.report import SCHEMA, Artifact, artifact_verdict, render_comment
 from .judge.run import judge_repo
 from .problems import Problem, ReproauditError
 from .repo import Corpus
@@ -97,21 +97,7 @@ def check_logbook(repo: Path, logbook: Path | str, *, rerun: bool | None = None)
             )
             verdict = Corpus(copy).verdict(paper_id, logbook_id)
             if verdict is not None:
-                verdicts.append(
-                    {
-                        "paper": paper_id,
-                        "logbook": logbook_id,
-                        "claims": [
-                            {
-                                "claim": c.claim,
-                                "verdict": c.verdict,
-                                "flags": list(c.flags),
-                                "evidence": (c.evidence or "")[:2000],
-                            }
-                            for c in verdict.claims
-                        ],
-                    }
-                )
+                verdicts.append(artifact_verdict(verdict))
     artifact = Artifact.model_validate(
         {
             "schema": SCHEMA,

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .. import layout
 from ..judge.run import judge_repo
-from ..models import FLAGS, VERDICTS
+from ..models import FLAGS, VERDICTS, VerdictFile
 from ..problems import Problem, ReproauditError
 from ..repo import Corpus
 from ..validate import git_changed, validate_repo
@@ -103,21 +103,7 @@ def validate_pr(
             judge_repo(repo, mode="rules", paper=paper_id, logbook=logbook_id)
             verdict = Corpus(repo).verdict(paper_id, logbook_id)
             if verdict is not None:
-                verdicts.append(
-                    {
-                        "paper": paper_id,
-                        "logbook": logbook_id,
-                        "claims": [
-                            {
-                                "claim": c.claim,
-                                "verdict": c.verdict,
-                                "flags": list(c.flags),
-                                "evidence": (c.evidence or "")[:2000],
-                            }
-                            for c in verdict.claims
-                        ],
-                    }
-                )
+                verdicts.append(artifact_verdict(verdict))
     artifact = {
         "schema": SCHEMA,
         "pr": pr,
@@ -129,6 +115,23 @@ def validate_pr(
     }
     Artifact.model_validate(artifact)
     return artifact
+
+
+def artifact_verdict(verdict: VerdictFile) -> dict[str, Any]:
+    """A verdict file as the artifact carries it (evidence capped)."""
+    return {
+        "paper": verdict.paper,
+        "logbook": verdict.logbook,
+        "claims": [
+            {
+                "claim": c.claim,
+                "verdict": c.verdict,
+                "flags": list(c.flags),
+                "evidence": (c.evidence or "")[:2000],
+            }
+            for c in verdict.claims
+        ],
+    }
 
 
 # --- publishing (base-branch code) -------------------------------------------------------

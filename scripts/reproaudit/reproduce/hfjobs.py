@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from .. import problems as P
 from ..judge.inputs import MAX_OUTPUTS_BYTES
+from ..models import HARDWARE
 from ..problems import Problem, ReproauditError
 from .record import LogTail, RunRecord, Status, check_outputs, log_text
 from .spec import RunSpec
@@ -40,32 +41,12 @@ TERMINAL_STAGES = ("COMPLETED", "CANCELED", "ERROR", "DELETED")
 _SHA40 = re.compile(r"[0-9a-f]{40}")
 _MAX_B64 = (MAX_OUTPUTS_BYTES + 2) // 3 * 4
 
-# The logbook's `hardware` -> the Jobs flavor launched. Anything else is refused.
+# The logbook's `hardware` -> the Jobs flavor launched. Anything else is refused: `cpu`
+# means the smallest CPU flavor, and the H100 names the schema allows are not Jobs flavors.
+NOT_JOBS_FLAVORS = ("cpu", "h100", "h100x8")
 FLAVORS: dict[str, str] = {
     "cpu": "cpu-basic",
-    **{
-        name: name
-        for name in (
-            "cpu-basic",
-            "cpu-upgrade",
-            "t4-small",
-            "t4-medium",
-            "l4x1",
-            "l4x4",
-            "l40sx1",
-            "l40sx4",
-            "l40sx8",
-            "a10g-small",
-            "a10g-large",
-            "a10g-largex2",
-            "a10g-largex4",
-            "a100-large",
-            "a100x4",
-            "a100x8",
-            "h200",
-            "h200x8",
-        )
-    },
+    **{name: name for name in HARDWARE if name not in NOT_JOBS_FLAVORS},
 }
 
 
