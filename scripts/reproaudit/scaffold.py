@@ -196,6 +196,7 @@ def _steps(paper_id: str) -> list[str]:
         f"1. `reproaudit new logbook {paper_id} --id <you>-1 --contributor <github>`",
         f"2. Put small code in `logbooks/{paper_id}/<you>-1/` (or link a repo at a commit); "
         "its command must write the outputs JSON.",
-        f"3. Fill in results; then `reproaudit validate logbooks/{paper_id}`.",
+        f"3. Fill in results; then `reproaudit check logbooks/{paper_id}/<you>-1.yaml` "
+        "(validation, local re-run, judge: the report CI will post).",
         "4. Open a pull request that changes only files under `logbooks/`.",
     ]
