@@ -14,6 +14,7 @@ per logbook (the floor any generator pays).
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import sys
 import tempfile
@@ -105,11 +106,32 @@ def main() -> int:
         f"({size / report.pages / 1e3:.1f} kB per page); papers index {index / 1e6:.2f} MB; "
         f"search index {search / 1e3:.0f} kB"
     )
+    some_paper = sorted(p.name for p in (root / "logbooks").iterdir() if p.is_dir())[0]
+    start = time.perf_counter()
+    build_site(
+        root,
+        work / "preview",
+        papers=[some_paper],
+        now=datetime(2026, 12, 1, tzinfo=UTC),
+        judge_missing=False,
+    )
+    preview = time.perf_counter() - start
+    largest_json = max((p.stat().st_size for p in report.out.rglob("*.json")), default=0)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB -> MiB on Linux
+    print(f"--paper preview: {preview:.1f} s (one paper and its logbooks, in-process)")
+    checks = {
+        f"build within 3x the plain reference ({total / reference:.1f}x)": total <= 3 * reference,
+        f"peak memory under 2 GiB ({peak:.0f} MiB)": peak < 2048,
+        f"no JSON over 15 MB (largest {largest_json / 1e6:.1f} MB)": largest_json < 15e6,
+        f"--paper preview under 5 s ({preview:.1f} s)": preview < 5,
+    }
+    for label, ok in checks.items():
+        print(f"  {'PASS' if ok else 'FAIL'}  {label}")
     if args.keep:
         print(f"kept:            {work}")
     else:
         shutil.rmtree(work)
-    return 0
+    return 0 if all(checks.values()) else 1
 
 
 if __name__ == "__main__":

@@ -64,7 +64,10 @@ def page(browser: object, site_url: str) -> Iterator[object]:
     context = browser.new_context()
     page = context.new_page()
     page.requests_seen = []
+    page.errors = []
     page.on("request", lambda request: page.requests_seen.append(request.url))
+    page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
     yield page
     context.close()
 
@@ -101,12 +104,30 @@ def test_query_string_preselects_filters(page: object, site_url: str) -> None:
     page.locator("#ra-count").filter(has_text="1 of 7 papers").wait_for()
 
 
-def test_no_request_leaves_the_machine(page: object, site_url: str) -> None:
-    for path in ("", "papers/", "papers/Kp4rT9vQ2x/", "verdicts-and-flags/"):
+def test_no_request_leaves_the_machine_and_no_console_error(page: object, site_url: str) -> None:
+    for path in (
+        "",
+        "papers/",
+        "papers/Kp4rT9vQ2x/",
+        "papers/Kp4rT9vQ2x/carol-paging-1/",
+        "verdicts-and-flags/",
+        "falsifications/",
+        "downloads/",
+    ):
         page.goto(site_url + path)
         page.wait_for_load_state("networkidle")
     outside = [u for u in page.requests_seen if not u.startswith(site_url)]
     assert outside == []
+    assert page.errors == []
+
+
+def test_a_paper_page_shows_its_grid_and_contested_claims(page: object, site_url: str) -> None:
+    page.goto(site_url + "papers/Hq3VbX0tLs/")
+    grid = page.locator("table.ra-grid")
+    assert grid.locator("thead th").count() == 4  # claim, outcome, two logbooks
+    assert grid.locator("tbody tr.ra-contested").count() == 1
+    assert page.locator("#contested + h3").inner_text().startswith("C1:")
+    assert page.get_by_role("heading", name="Verified by").is_visible()
 
 
 @pytest.mark.parametrize(

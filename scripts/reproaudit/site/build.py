@@ -138,6 +138,8 @@ def build_site(
 
     step = time.perf_counter()
     site_name = str(config_dict.get("site_name") or "reproaudit")
+    if only:
+        site_name += f" (preview of {', '.join(sorted(only))})"
     pages = render.pages(data, site_name, only)
     outputs = render.files(data, site_name, only)
     timings["render pages and files"] = time.perf_counter() - step
@@ -148,7 +150,9 @@ def build_site(
         docs = Path(tmp) / "docs"
         staging = Path(tmp) / "site"
         _stage_docs(root, docs)
-        config_dict.update(docs_dir=str(docs), site_dir=str(staging), strict=strict)
+        # generated pages link to each other as directory URLs (papers/<id>/)
+        config_dict.update(docs_dir=str(docs), site_dir=str(staging), strict=strict,
+                           use_directory_urls=True)
         config = MkDocsConfig(config_file_path=str(root / "mkdocs.yml"))
         config.load_dict(config_dict)
         errors, warnings = config.validate()

@@ -87,8 +87,10 @@ class SiteData:
 def load_site_data(
     root: Path, now: datetime, site_url: str | None = None, only: set[str] | None = None
 ) -> SiteData:
-    """Load and fold the repository; ``only`` limits pages (not the folds) to some papers."""
+    """Load and fold the repository, or (``only``) just some papers, for a quick preview."""
     corpus = Corpus(root)
+    if only is not None:
+        corpus.restrict(only)
     tables: Tables = load_tables(corpus)
     with paused_gc():
         papers = {p.paper.id: p for _, p in corpus.papers()}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -106,8 +107,13 @@ def _markdown() -> Any:
     return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
 
 
+_HEADING = re.compile(r"<(/?)h([1-6])>")
+
+
 def writeup_html(text: str) -> Markup:
     html = _markdown().render(text)
+    # the write-up sits under the page's "Write-up" <h2>: its headings start at <h3>
+    html = _HEADING.sub(lambda m: f"<{m.group(1)}h{min(int(m.group(2)) + 2, 6)}>", html)
     # tables get the site's style and a focusable scroll region (keyboard users can scroll)
     html = html.replace(
         "<table>",
