@@ -62,13 +62,16 @@ class Corpus:
 
     def restrict(self, papers: set[str]) -> Corpus:
         """Only the files of these papers (for one-paper previews); loads nothing."""
-        self.files = [f for f in self.files
-                      if (f.stem if f.kind == "paper" else f.key[0]) in papers]
+        self.files = [
+            f for f in self.files if (f.stem if f.kind == "paper" else f.key[0]) in papers
+        ]
         self.by_rel = {f.rel: f for f in self.files}
-        self.paper_rels = defaultdict(list, {k: v for k, v in self.paper_rels.items()
-                                             if k in papers})
-        self.logbook_keys = defaultdict(list, {k: v for k, v in self.logbook_keys.items()
-                                               if k in papers})
+        self.paper_rels = defaultdict(
+            list, {k: v for k, v in self.paper_rels.items() if k in papers}
+        )
+        self.logbook_keys = defaultdict(
+            list, {k: v for k, v in self.logbook_keys.items() if k in papers}
+        )
         return self
 
     # --- single files -------------------------------------------------------

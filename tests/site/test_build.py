@@ -122,13 +122,18 @@ def test_discrepancies_and_a_claimed_falsification_under_review(built: Path) -> 
 
 
 def test_generated_pages_have_one_title(built: Path) -> None:
-    for page in ("index.html", "papers/Hq3VbX0tLs/index.html",
-                 "papers/Kp4rT9vQ2x/carol-paging-1/index.html"):
+    for page in (
+        "index.html",
+        "papers/Hq3VbX0tLs/index.html",
+        "papers/Kp4rT9vQ2x/carol-paging-1/index.html",
+    ):
         html = (built / page).read_text()
         assert html.count("<h1") == 1, page
         assert "RA-SHELL" not in html and "ra-shell" not in html
-    assert "<title>Logbook carol-paging-1 - reproaudit</title>" in (
-        built / "papers/Kp4rT9vQ2x/carol-paging-1/index.html").read_text()
+    assert (
+        "<title>Logbook carol-paging-1 - reproaudit</title>"
+        in (built / "papers/Kp4rT9vQ2x/carol-paging-1/index.html").read_text()
+    )
     sitemap = (built / "sitemap.xml").read_text()
     assert "papers/Kp4rT9vQ2x/carol-paging-1/" in sitemap and "ra-shell" not in sitemap
 

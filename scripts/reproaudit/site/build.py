@@ -151,8 +151,9 @@ def build_site(
         staging = Path(tmp) / "site"
         _stage_docs(root, docs)
         # generated pages link to each other as directory URLs (papers/<id>/)
-        config_dict.update(docs_dir=str(docs), site_dir=str(staging), strict=strict,
-                           use_directory_urls=True)
+        config_dict.update(
+            docs_dir=str(docs), site_dir=str(staging), strict=strict, use_directory_urls=True
+        )
         config = MkDocsConfig(config_file_path=str(root / "mkdocs.yml"))
         config.load_dict(config_dict)
         errors, warnings = config.validate()
