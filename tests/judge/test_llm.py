@@ -253,11 +253,11 @@ def test_rules_verdicts_are_byte_identical_across_fresh_runs(tmp_path: Path) -> 
 
 
 def test_concurrency_overlaps_requests(traps: Path) -> None:
-    with FakeLLM("correct", latency=0.3) as fake:
+    with FakeLLM("correct", latency=0.6) as fake:
         start = time.monotonic()
         run_llm(traps, fake, samples=1)
         elapsed = time.monotonic() - start
-    serial = 0.3 * len(EXPECTED)
+    serial = 0.6 * len(EXPECTED)
     assert elapsed < serial / 2, f"{elapsed:.2f}s is not concurrent (serial: {serial:.1f}s)"
 
 
