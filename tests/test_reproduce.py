@@ -107,7 +107,16 @@ def test_passing_run_writes_the_record_and_the_judge_uses_it(mini_repo: Path, tm
     assert record.outputs_written
     assert outputs_of(out, "ann-1") == {"C1": {"accuracy": 0.912}}
     run = run_json(out, "ann-1")
-    assert list(run) == ["status", "exit_code", "duration_s", "backend", "url", "log_tail"]
+    assert list(run) == [
+        "status",
+        "exit_code",
+        "duration_s",
+        "backend",
+        "url",
+        "log_tail",
+        "logbook_sha256",
+    ]
+    assert run["logbook_sha256"] == hashlib.sha256((mini_repo / rel).read_bytes()).hexdigest()
     assert run["status"] == "passed" and run["duration_s"] < 10
     assert describe_record(record).startswith("passed in ")
     # the command ran in a copy: nothing was written into the repository

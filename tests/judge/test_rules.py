@@ -189,3 +189,25 @@ def test_a_boolean_in_the_outputs_is_not_a_number() -> None:
     r = result(measurements=[{"metric": "acc", "source": "outputs:/acc"}])
     j = judge_claim(c, r, Rerun("passed", {"acc": True}))
     assert (j.verdict, j.flags) == ("inconclusive", ["missing_outputs"])
+
+
+def test_a_rerun_of_other_logbook_bytes_is_ignored(tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    repo = tmp_path / "traps"
+    shutil.copytree(TRAPS, repo)
+    run = repo / "reruns/TrapPaper1/rerun-mismatch/run.json"
+    record = json.loads(run.read_text())
+    record["logbook_sha256"] = "0" * 64  # made from a logbook that has changed since
+    run.write_text(json.dumps(record))
+    cases, _, _ = collect_cases(
+        Corpus(repo),
+        judge_config("rules", None, None, 1),
+        repo / "reruns",
+        logbook="rerun-mismatch",
+    )
+    (case,) = cases
+    assert case.record is None
+    c5 = next(j for j in rules_judgements(case) if j.claim == "C5")
+    assert (c5.verdict, c5.flags) == ("verified", ["not_rerun"])  # the typed 0.95, unverified

@@ -143,7 +143,8 @@ def test_logbook_page(built: Path) -> None:
     assert "Logbook carol-paging-1" in text
     assert "growth_detected" in text
     assert "Command python sweep.py" in text
-    assert "not re-run yet" in text
+    assert "Re-run passed on local" in text  # the stored re-run record
+    assert "not re-run yet" in text_of(built / "papers/T5wPj8mRaK/kai-speedup-1/index.html")
     assert "Write-up" in text
 
 

@@ -37,11 +37,14 @@ def sha256_bytes(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
 
-def read_rerun(reruns: Path | None, paper: str, logbook: str) -> RerunRecord | None:
+def read_rerun(reruns: Path | None, paper: str, logbook: str,
+               logbook_sha256: str | None = None) -> RerunRecord | None:
     """The re-run record of one logbook, or None when it was never re-run.
 
     A record whose ``run.json`` is unreadable counts as a failed re-run: it
-    verifies nothing, and says why in the log tail.
+    verifies nothing, and says why in the log tail. A record made from other
+    logbook bytes than ``logbook_sha256`` (the logbook changed since) is ignored:
+    it re-ran something else.
     """
     if reruns is None:
         return None
@@ -57,6 +60,9 @@ def read_rerun(reruns: Path | None, paper: str, logbook: str) -> RerunRecord | N
         status = run.get("status")
         if status not in ("passed", "failed", "timeout"):
             raise ValueError(f"run.json has status {status!r}")
+        recorded = run.get("logbook_sha256")
+        if logbook_sha256 and isinstance(recorded, str) and recorded != logbook_sha256:
+            return None
     except ValueError as exc:
         run = {"status": "failed", "log_tail": f"unreadable run record: {exc}"}
         status = "failed"

@@ -9,6 +9,7 @@ concurrently; files are written as each finishes.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -111,7 +112,9 @@ def collect_cases(
                 )
             )
             continue
-        record = read_rerun(reruns, paper_id, logbook_id)
+        text = (corpus.root / path.rel).read_text(encoding="utf-8", errors="replace")
+        digest = hashlib.sha256((corpus.root / path.rel).read_bytes()).hexdigest()
+        record = read_rerun(reruns, paper_id, logbook_id, digest)
         sha = input_hash(
             corpus.root, rels[0], paper_id, logbook_id, record.info if record else None, config
         )
@@ -127,7 +130,6 @@ def collect_cases(
             if writeup_path.is_file()
             else None
         )
-        text = (corpus.root / path.rel).read_text(encoding="utf-8", errors="replace")
         cases.append(Case(rels[0], paper_model, loaded.model, record, writeup, sha, text))
     return cases, unchanged, problems
 

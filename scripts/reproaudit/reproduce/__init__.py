@@ -9,8 +9,10 @@ Hugging Face Job with no token in it.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
+from .. import layout
 from ..problems import ReproauditError
 from .hfjobs import FLAVORS, RUNNER, JobsApi, run_hf_jobs
 from .local import run_local
@@ -75,4 +77,7 @@ def reproduce_logbook(
             poll_s=poll_s,
             max_wait_s=max_wait_s,
         )
-    return write_record(Path(out), spec.paper, spec.logbook, record, outputs, log)
+    # which logbook bytes were re-run: the judge ignores the record once the logbook changes
+    logbook_file = Path(repo) / layout.logbook_rel(spec.paper, spec.logbook)
+    digest = hashlib.sha256(logbook_file.read_bytes()).hexdigest()
+    return write_record(Path(out), spec.paper, spec.logbook, record, outputs, log, digest)

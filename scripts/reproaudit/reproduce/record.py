@@ -34,6 +34,7 @@ class RunRecord:
     log_tail: str
     folder: Path | None = None  # <out>/<paper>/<logbook>
     outputs_written: bool = False
+    logbook_sha256: str | None = None  # the logbook file that was re-run
 
     def run_json(self) -> dict[str, object]:
         return {
@@ -43,6 +44,7 @@ class RunRecord:
             "backend": self.backend,
             "url": self.url,
             "log_tail": self.log_tail,
+            "logbook_sha256": self.logbook_sha256,
         }
 
 
@@ -99,6 +101,7 @@ def write_record(
     record: RunRecord,
     outputs: bytes | None,
     log: str,
+    logbook_sha256: str | None = None,
 ) -> RunRecord:
     """Write outputs.json (or remove a stale one), log.txt, then run.json, each atomically.
 
@@ -122,6 +125,7 @@ def write_record(
         log_tail=log[-LOG_TAIL_CHARS:],
         folder=folder,
         outputs_written=outputs is not None,
+        logbook_sha256=logbook_sha256,
     )
     atomic_write(folder / "run.json", json.dumps(final.run_json(), indent=2) + "\n")
     return final
