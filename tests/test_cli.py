@@ -136,8 +136,9 @@ def test_the_repository_own_data_validates_and_its_verdicts_are_current(tmp_path
     for name in ("claims", "logbooks", "verdicts", "reruns"):
         shutil.copytree(root / name, tmp_path / name, ignore=shutil.ignore_patterns("results"))
     assert validate_repo(tmp_path).problems == []
-    result = invoke("judge", "--mode", "rules", "--repo", str(tmp_path), "--reruns",
-                    str(tmp_path / "reruns"))
+    result = invoke(
+        "judge", "--mode", "rules", "--repo", str(tmp_path), "--reruns", str(tmp_path / "reruns")
+    )
     assert result.exit_code == 0, result.output
     assert result.output.startswith("0 verdict(s) written"), (
         "verdicts/ is out of date: run `reproaudit judge --mode rules --reruns reruns` and "

@@ -37,8 +37,9 @@ def sha256_bytes(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
 
-def read_rerun(reruns: Path | None, paper: str, logbook: str,
-               logbook_sha256: str | None = None) -> RerunRecord | None:
+def read_rerun(
+    reruns: Path | None, paper: str, logbook: str, logbook_sha256: str | None = None
+) -> RerunRecord | None:
     """The re-run record of one logbook, or None when it was never re-run.
 
     A record whose ``run.json`` is unreadable counts as a failed re-run: it

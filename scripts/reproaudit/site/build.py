@@ -113,8 +113,9 @@ def build_site(
     judged = 0
     if judge_missing:
         reruns = root / "reruns"  # re-run records the bot stored, when there are any
-        summary = judge_repo(root, mode="rules", only_missing=True,
-                             reruns=reruns if reruns.is_dir() else None)
+        summary = judge_repo(
+            root, mode="rules", only_missing=True, reruns=reruns if reruns.is_dir() else None
+        )
         if summary.problems:
             raise ReproauditError(summary.problems)
         judged = len(summary.judged)
