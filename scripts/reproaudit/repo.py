@@ -2,7 +2,7 @@
 
 ``Corpus`` scans the layout once and loads files on demand, caching each
 model, so a pull-request check that touches one logbook reads that logbook
-and its paper, not 20,000 files, while a full run (``Corpus.load_all``) reads
+and its paper, not 20,000 files, while a full run reads
 everything exactly once. Files that fail to load are remembered with their
 problems; callers decide whether to report them.
 """
@@ -116,13 +116,6 @@ class Corpus:
     def of_kind(self, kind: str) -> Iterator[DataPath]:
         return (f for f in self.files if f.kind == kind)
 
-    def load_all(self) -> list[Problem]:
-        """Load every data file; return the problems of files that failed."""
-        problems: list[Problem] = []
-        for path in self.files:
-            problems.extend(self.load(path).problems)
-        return problems
-
     def papers(self) -> Iterator[tuple[DataPath, PaperFile]]:
         for path in self.of_kind("paper"):
             model = self.load(path).model
@@ -173,8 +166,3 @@ def frozen_gc() -> Iterator[None]:
         yield
     finally:
         gc.unfreeze()
-
-
-def load_corpus(root: Path) -> Corpus:
-    """Scan a repository; files load on first use."""
-    return Corpus(root)
