@@ -9,9 +9,10 @@ concurrently; files are written as each finishes.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -85,31 +86,49 @@ def collect_cases(
 ) -> tuple[list[Case], list[str], list[Problem]]:
     """Logbooks whose verdict must be (re)computed, those that are current, and problems."""
     cases, unchanged, problems = [], [], []
+    for item in iter_cases(corpus, config, reruns, paper, logbook, only_missing):
+        if isinstance(item, Case):
+            cases.append(item)
+        elif isinstance(item, Problem):
+            problems.append(item)
+        else:
+            unchanged.append(item)
+    return cases, unchanged, problems
+
+
+def iter_cases(
+    corpus: Corpus,
+    config: dict,
+    reruns: Path | None = None,
+    paper: str | None = None,
+    logbook: str | None = None,
+    only_missing: bool = False,
+) -> Iterator[Case | Problem | str]:
+    """One item per logbook, as soon as it is read: a Case to judge, a Problem, or the
+    path of a verdict that is current (its inputs did not change)."""
     for path in corpus.of_kind("logbook"):
         paper_id, logbook_id = path.key
         if (paper and paper_id != paper) or (logbook and logbook_id != logbook):
             continue
         verdict_rel = layout.verdict_rel(paper_id, logbook_id)
         if only_missing and verdict_rel in corpus.by_rel:
-            unchanged.append(verdict_rel)
+            yield verdict_rel
             continue
         loaded = corpus.load(path)
         if loaded.model is None:
-            problems.extend(loaded.problems)
+            yield from loaded.problems
             continue
         rels = corpus.paper_rels.get(paper_id, [])
         paper_model = corpus.paper(paper_id)
         if paper_model is None:
             why = "has no paper file" if not rels else "has a paper file that does not validate"
-            problems.append(
-                Problem(
-                    "unknown_paper",
-                    path.rel,
-                    None,
-                    "logbook.paper",
-                    f"not judged: paper {paper_id} {why}",
-                    "run `reproaudit validate` and fix what it reports",
-                )
+            yield Problem(
+                "unknown_paper",
+                path.rel,
+                None,
+                "logbook.paper",
+                f"not judged: paper {paper_id} {why}",
+                "run `reproaudit validate` and fix what it reports",
             )
             continue
         text = (corpus.root / path.rel).read_text(encoding="utf-8", errors="replace")
@@ -122,7 +141,7 @@ def collect_cases(
         if existing is not None:
             current = corpus.load(existing).model
             if current is not None and current.input_sha256 == sha:
-                unchanged.append(verdict_rel)
+                yield verdict_rel
                 continue
         writeup_path = corpus.root / layout.writeup_rel(paper_id, logbook_id)
         writeup = (
@@ -130,8 +149,7 @@ def collect_cases(
             if writeup_path.is_file()
             else None
         )
-        cases.append(Case(rels[0], paper_model, loaded.model, record, writeup, sha, text))
-    return cases, unchanged, problems
+        yield Case(rels[0], paper_model, loaded.model, record, writeup, sha, text)
 
 
 def is_stale(corpus: Corpus, verdict: VerdictFile, rules_version: int = RULES_VERSION) -> bool:
@@ -192,6 +210,13 @@ def dump_verdict(doc: dict[str, Any]) -> str:
     return header + yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
 
 
+def _note(summary: JudgeSummary, item: Problem | str) -> None:
+    if isinstance(item, Problem):
+        summary.problems.append(item)
+    else:
+        summary.unchanged.append(item)
+
+
 def judge_repo(
     root: Path,
     *,
@@ -211,11 +236,7 @@ def judge_repo(
     root = Path(root)
     corpus = Corpus(root)
     config = judge_config(mode, model, prompt_version, samples)
-    with paused_gc():
-        cases, unchanged, problems = collect_cases(
-            corpus, config, reruns, paper, logbook, only_missing
-        )
-    summary = JudgeSummary(unchanged=unchanged, problems=problems)
+    summary = JudgeSummary()
     when = judged_at or now_utc()
 
     def one(case: Case) -> tuple[str, Usage | None]:
@@ -230,13 +251,28 @@ def judge_repo(
         atomic_write(root / rel, dump_verdict(doc))
         return rel, usage
 
-    if mode == "llm" and len(cases) > 1:
-        # LLM requests wait on the network: judge logbooks side by side.
+    results: list[tuple[str, Usage | None]] = []
+    items = iter_cases(corpus, config, reruns, paper, logbook, only_missing)
+    if mode == "llm":
+        # LLM requests wait on the network: judge logbooks side by side, starting as soon as
+        # the first is read. Freezing what is loaded keeps the collector off the corpus.
         with frozen_gc(), ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-            results = list(pool.map(one, cases))
+            futures = []
+            for n, item in enumerate(items, 1):
+                if isinstance(item, Case):
+                    futures.append(pool.submit(one, item))
+                else:
+                    _note(summary, item)
+                if n % 500 == 0:
+                    gc.freeze()
+            results = [future.result() for future in futures]
     else:
         with paused_gc():
-            results = [one(case) for case in cases]
+            for item in items:
+                if isinstance(item, Case):
+                    results.append(one(item))
+                else:
+                    _note(summary, item)
     for rel, usage in results:
         summary.judged.append(rel)
         if usage is not None:
