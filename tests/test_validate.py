@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from click.testing import CliRunner
 
 from reproaudit.cli import cli
 from reproaudit.validate import validate_repo
+from tests.gitutil import branch_from_main, git
 
 LOGBOOK = "logbooks/Tq7mV2pLx0/ann-1.yaml"
 
@@ -129,21 +129,9 @@ def test_usage_errors_exit_2(mini_repo: Path) -> None:
     assert result.exit_code == 2
 
 
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo), *args],
-        check=True,
-        capture_output=True,
-    )
-
-
 @pytest.fixture
 def git_repo(mini_repo: Path) -> Path:
-    git(mini_repo, "init", "-q", "-b", "main")
-    git(mini_repo, "add", "-A")
-    git(mini_repo, "commit", "-qm", "base")
-    git(mini_repo, "checkout", "-qb", "pr")
-    return mini_repo
+    return branch_from_main(mini_repo, "pr")
 
 
 def test_changed_from_checks_only_the_change(git_repo: Path) -> None:

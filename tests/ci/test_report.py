@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,23 +19,13 @@ from reproaudit.ci.report import (
 )
 from reproaudit.problems import ReproauditError
 from tests.ci.conftest import HEAD, PR
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo), *args],
-        check=True,
-        capture_output=True,
-    )
+from tests.gitutil import branch_from_main, git
 
 
 @pytest.fixture
 def pr_checkout(base_repo: Path) -> Path:
     """A checkout where a contributor's branch adds a logbook to a paper."""
-    git(base_repo, "init", "-q", "-b", "main")
-    git(base_repo, "add", "-A")
-    git(base_repo, "commit", "-qm", "base")
-    git(base_repo, "checkout", "-qb", "contrib")
+    branch_from_main(base_repo, "contrib")
     source = base_repo / "logbooks/T5wPj8mRaK/kai-speedup-1.yaml"
     text = source.read_text().replace("id: kai-speedup-1", "id: zoe-speedup-1")
     text = text.replace("github: kai", "github: zoe")

@@ -1,0 +1,23 @@
+"""Real git repositories for tests of change-based behaviour."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo), *args],
+        check=True,
+        capture_output=True,
+    )
+
+
+def branch_from_main(repo: Path, branch: str) -> Path:
+    """Commit everything in ``repo`` as ``main``, then check out a new ``branch``."""
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "checkout", "-qb", branch)
+    return repo
