@@ -24,18 +24,17 @@ import json
 import re
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+try:  # imported as tests.fake_llm, or run as a script by the benchmark
+    from tests.localserver import LocalServer
+except ImportError:  # pragma: no cover
+    from localserver import LocalServer  # type: ignore[no-redef]
 
 CLAIMS_BLOCK = re.compile(
     r"CLAIMS and RULE FINDINGS \(trusted, JSON\):\n(.*?)\n\nUNTRUSTED DATA", re.S
 )
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 256
-    allow_reuse_address = True
 
 
 class FakeLLM:
@@ -60,20 +59,18 @@ class FakeLLM:
         self.requests: list[dict[str, Any]] = []
         self.count = 0
         self._lock = threading.Lock()
-        self._server = _Server(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._http = LocalServer(self._handler())
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"{self._http.base_url}/v1"
 
     def __enter__(self) -> FakeLLM:
-        self._thread.start()
+        self._http.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._http.__exit__(*exc)
 
     # --- answering ----------------------------------------------------------
 

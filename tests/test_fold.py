@@ -21,6 +21,16 @@ from reproaudit.fold import (
 )
 
 T0 = datetime(2026, 7, 1, tzinfo=UTC)
+# the public challenge's paper buckets
+CHALLENGE = {
+    "fully_reproduced": 266,
+    "partial": 632,
+    "mixed": 205,
+    "falsified": 49,
+    "contested": 242,
+    "toy_only": 502,
+    "inconclusive": 280,
+}
 
 
 def rows(*items: tuple) -> pd.DataFrame:
@@ -37,17 +47,7 @@ def no_reviews() -> pd.DataFrame:
 
 
 def test_challenge_counts_give_the_published_table() -> None:
-    table = stats_from_buckets(
-        {
-            "fully_reproduced": 266,
-            "partial": 632,
-            "mixed": 205,
-            "falsified": 49,
-            "contested": 242,
-            "toy_only": 502,
-            "inconclusive": 280,
-        }
-    )
+    table = stats_from_buckets(CHALLENGE)
     assert table["papers_judged"] == 2176
     assert table["at_least_one_verified"] == {"count": 1103, "percent": 50.7}
     assert table["at_least_one_falsified_or_contested"] == {"count": 496, "percent": 22.8}
@@ -147,15 +147,6 @@ def test_empty_repository_folds_to_nothing() -> None:
 
 # --- the challenge's counts, through real files and the CLI --------------------------------
 
-CHALLENGE = {
-    "fully_reproduced": 266,
-    "partial": 632,
-    "mixed": 205,
-    "falsified": 49,
-    "contested": 242,
-    "toy_only": 502,
-    "inconclusive": 280,
-}
 # bucket -> logbooks, each a list of (C1, C2) verdicts from a different contributor
 SHAPES = {
     "fully_reproduced": [("verified", "verified")],

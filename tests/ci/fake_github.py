@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import re
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlparse
+
+from tests.localserver import LocalServer
 
 
 class FakeGitHub:
@@ -31,21 +33,18 @@ class FakeGitHub:
         self.fail_first = 0
         self._ids = 1000
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._http = LocalServer(self._handler())
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return self._http.base_url
 
     def __enter__(self) -> FakeGitHub:
-        self._thread.start()
+        self._http.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._http.__exit__(*exc)
 
     def writes(self) -> list[tuple[str, str]]:
         return [(m, p) for m, p, _ in self.requests if m != "GET"]

@@ -84,6 +84,19 @@ def claim(**kw) -> Claim:
     return Claim.model_validate(base | kw)
 
 
+def bounded(parameter: str, start: float, tolerance: float, value: float | None = None) -> Claim:
+    """A claim that `gap` stays bounded for every value of ``parameter`` from ``start``."""
+    target = {
+        "metric": "gap",
+        "form": "bounded",
+        "unit": "dimensionless",
+        "tolerance": {"abs": tolerance},
+    }
+    if value is not None:
+        target["value"] = value
+    return claim(target=target, regime={"parameter": parameter, "from": start, "to": None})
+
+
 def result(**kw) -> Result:
     return Result.model_validate({"claim": "C1", "setup": "full"} | kw)
 
@@ -117,31 +130,14 @@ def test_growth_statistic_and_thresholds() -> None:
 
 
 def test_bounded_claim_with_a_value_is_falsified_when_exceeded_even_without_growth() -> None:
-    c = claim(
-        target={
-            "metric": "gap",
-            "form": "bounded",
-            "value": 1.0,
-            "unit": "dimensionless",
-            "tolerance": {"abs": 0.1},
-        },
-        regime={"parameter": "n", "from": 1, "to": None},
-    )
+    c = bounded("n", 1, 0.1, value=1.0)
     r = result(sweep={"parameter": "n", "values": [1, 10, 100, 1000], "measured": [1.3] * 4})
     j = judge_claim(c, r, None)
     assert (j.verdict, j.flags) == ("falsified", ["growth_detected", "not_rerun"])
 
 
 def test_growth_within_tolerance_is_not_growth() -> None:
-    c = claim(
-        target={
-            "metric": "gap",
-            "form": "bounded",
-            "unit": "dimensionless",
-            "tolerance": {"abs": 0.5},
-        },
-        regime={"parameter": "n", "from": 1, "to": None},
-    )
+    c = bounded("n", 1, 0.5)
     values = [1, 10, 100, 1000, 10000]
     r = result(
         sweep={
@@ -154,15 +150,7 @@ def test_growth_within_tolerance_is_not_growth() -> None:
 
 
 def test_sweep_from_rerun_outputs_beats_the_typed_sweep() -> None:
-    c = claim(
-        target={
-            "metric": "gap",
-            "form": "bounded",
-            "unit": "dimensionless",
-            "tolerance": {"abs": 0.5},
-        },
-        regime={"parameter": "k", "from": 2, "to": None},
-    )
+    c = bounded("k", 2, 0.5)
     r = result(
         sweep={
             "parameter": "k",
