@@ -82,7 +82,7 @@ def test_judging_with_the_keyboard_writes_the_csv(served) -> None:
         page = browser.new_page()
         page.goto(url)
         progress = page.locator("#progress")
-        progress.filter(has_text="Pair 1 of 4; 0 judged.").wait_for()
+        progress.filter(has_text="Pair 1 of 4; 0 judged. All saved.").wait_for()
         page.keyboard.press("ArrowLeft")
         progress.filter(has_text="Pair 2 of 4; 1 judged.").wait_for()
         page.keyboard.press("2")
@@ -93,7 +93,7 @@ def test_judging_with_the_keyboard_writes_the_csv(served) -> None:
         progress.filter(has_text="Pair 3 of 4; 2 judged.").wait_for()
         page.keyboard.press("0")
         page.keyboard.press("1")
-        progress.filter(has_text="All 4 pairs judged (4 saved).").wait_for()
+        progress.filter(has_text="All 4 pairs judged. All saved.").wait_for()
         browser.close()
     rows = list(csv.DictReader(session.out.open()))
     assert [r["pair"] for r in rows] == session.pairs
@@ -103,3 +103,10 @@ def test_judging_with_the_keyboard_writes_the_csv(served) -> None:
     assert session.out.parent == session.folder
     # a new session resumes where this one stopped
     assert len(Session.open(session.folder, seed=3).judgements) == 4
+
+
+def test_a_late_older_judgement_does_not_overwrite_a_newer_one(tmp_path: Path) -> None:
+    session = Session.open(pairs_folder(tmp_path), seed=3)
+    session.judge("img1.png", "tie", seq=5)
+    session.judge("img1.png", "right", seq=4)  # sent earlier, arrived later
+    assert session.judgements["img1.png"]["choice"] == "tie"

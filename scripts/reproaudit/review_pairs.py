@@ -49,6 +49,8 @@ class Session:
     left_is_a: dict[str, bool] = field(default_factory=dict)
     judgements: dict[str, dict[str, str]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # the page numbers its requests: a late, older request for a pair never wins
+    last_seq: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def open(cls, folder: Path, out: Path | None = None, seed: int = 0) -> Session:
@@ -116,11 +118,17 @@ class Session:
             ],
         }
 
-    def judge(self, name: str, choice: str | None, now: datetime | None = None) -> None:
+    def judge(
+        self, name: str, choice: str | None, now: datetime | None = None, seq: int | None = None
+    ) -> None:
         """Record (or, with None, withdraw) a judgement and rewrite the CSV."""
         if name not in self.left_is_a or (choice is not None and choice not in CHOICES):
             raise ValueError("unknown pair or choice")
         with self.lock:
+            if seq is not None:
+                if seq <= self.last_seq.get(name, -1):
+                    return
+                self.last_seq[name] = seq
             if choice is None:
                 self.judgements.pop(name, None)
             else:
@@ -186,7 +194,10 @@ def make_server(session: Session, port: int = 0) -> ThreadingHTTPServer:
             length = min(int(self.headers.get("Content-Length") or 0), 10_000)
             try:
                 body = json.loads(self.rfile.read(length))
-                session.judge(str(body["pair"]), body.get("choice"))
+                seq = body.get("seq")
+                session.judge(
+                    str(body["pair"]), body.get("choice"), seq=seq if isinstance(seq, int) else None
+                )
             except (ValueError, KeyError, TypeError):
                 self._send(400, b"bad judgement", "text/plain")
                 return
