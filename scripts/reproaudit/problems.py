@@ -9,6 +9,7 @@ codes from those docstrings.
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
@@ -178,7 +179,10 @@ UNKNOWN_LOGBOOK = _code(
     "unknown_logbook",
     "error",
     """
-    A verdict or review refers to a logbook that does not exist.""",
+    A verdict or review refers to a logbook that does not exist, or
+    `reproaudit check` was given a logbook path with no file there. The hint
+    names the paper's logbooks (did you mean one of them?) or the command that
+    scaffolds a new one.""",
 )
 CLAIMS_VERSION_AHEAD = _code(
     "claims_version_ahead",
@@ -235,6 +239,16 @@ GIT_ERROR = _code(
 
 
 # --- re-running a logbook (reproaudit reproduce) ------------------------------
+POINTER_NOT_FOUND = _code(
+    "pointer_not_found",
+    "error",
+    """
+    `reproaudit check` re-ran the logbook, and a measurement's or sweep's
+    `source: "outputs:<JSON pointer>"` resolves to nothing in the outputs the
+    command wrote. The judge would ignore the typed value and call the claim
+    `inconclusive` (`missing_outputs`). The hint names the closest key the
+    re-run did write; fix the pointer or the script.""",
+)
 NOTHING_TO_RUN = _code(
     "nothing_to_run",
     "error",
@@ -362,6 +376,13 @@ class Problem:
         if self.hint:
             body += f"\nhint: {self.hint}"
         return f"::{kind} {','.join(props)}::{_escape_data(body)}"
+
+
+def did_you_mean(word: object, choices: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The choice closest to ``word`` (case-insensitive), or None when none is close."""
+    options = {str(c).lower(): str(c) for c in choices}
+    close = difflib.get_close_matches(str(word).lower(), list(options), n=1, cutoff=cutoff)
+    return options[close[0]] if close else None
 
 
 def human_size(n: float) -> str:
