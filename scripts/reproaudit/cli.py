@@ -774,13 +774,15 @@ def new_logbook_cmd(
     paper_id: str, logbook_id: str, contributor: str, agent: str, stdout: bool, repo: Path
 ) -> None:
     """Write logbooks/PAPER_ID/<id>.yaml with a result entry for every claim."""
-    from .scaffold import new_logbook
+    from .scaffold import new_logbook, next_steps
 
     try:
         files = new_logbook(repo, paper_id, logbook_id, contributor, agent)
     except ReproauditError as exc:
         _fail(exc)
     _emit(files, stdout)
+    if not stdout:
+        click.echo(next_steps(repo, paper_id, logbook_id))
 
 
 def _emit(files: dict[Path, str], stdout: bool) -> None:

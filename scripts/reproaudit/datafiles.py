@@ -21,8 +21,9 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from . import models as M
+from .problems import REFERENCE_PAGE
 
-PAGE = "scripts/reproaudit/site/docs/reference/data-files.md"
+PAGE = REFERENCE_PAGE
 SITE_PATH = "reference/data-files/"
 
 
