@@ -80,9 +80,9 @@ def render_terminal(report: Report, *, colour: bool = False) -> str:
                 lines += wrap(shorten(clean(c.evidence), 600), "      ")
     if report.verdicts and report.rerun is None:
         how = (
-            "`reproaudit check --rerun` runs it here first."
+            "reproaudit check --rerun runs it here first."
             if report.rerun_expected
-            else "This logbook has no `code` and `reproduce` sections: nothing can be re-run."
+            else "This logbook has no code and reproduce sections: nothing can be re-run."
         )
         lines += [
             "",

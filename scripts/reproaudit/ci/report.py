@@ -224,11 +224,10 @@ class Report:
     def status(self) -> str:
         return "ok" if self.ok else "fail"
 
-    @property
-    def where(self) -> str:
+    def where(self, code_of=lambda s: f"`{s}`") -> str:
         if not self.committed:
             return "in your working copy (not committed)"
-        return f"at `{self.head_sha[:12]}`"
+        return f"at {code_of(self.head_sha[:12])}"
 
     @property
     def pending(self) -> bool:
@@ -280,7 +279,7 @@ PENDING_NOTE = (
 
 def outcome_sentence(report: Report, code_of=lambda s: f"`{s}`") -> str:
     """The one-sentence outcome both renderers start with (without the emoji)."""
-    where = report.where
+    where = report.where(code_of)
     if report.errors or report.outside:
         n = len(report.errors)
         text = f"{n} problem{'s' if n != 1 else ''} to fix"
