@@ -83,3 +83,25 @@ def test_new_logbook_writes_per_for_rate_claims_and_links_the_reference(mini_rep
     book = yaml.safe_load(text)
     book["results"][1]["measurements"] = [example]
     assert Logbook.model_validate(book).results[1].measurements[0].per == "batch of 32"
+
+
+def test_readme_links_the_agents_page_and_the_field_reference() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"({AGENTS})" in readme and f"({REFERENCE})" in readme
+    for page in ("agents.md", "contribute.md"):
+        text = (ROOT / "scripts/reproaudit/site/docs" / page).read_text(encoding="utf-8")
+        assert "](reference/data-files.md)" in text
+
+
+def test_agents_page_says_how_to_read_checks_status_and_its_options_exist() -> None:
+    from reproaudit.cli import cli as group
+
+    text = (ROOT / AGENTS).read_text(encoding="utf-8")
+    assert "`status=fail` (exit 1)" in text and "`status=ok` (exit 0)" in text
+    assert "It does **not** mean a claim is verified" in text
+    assert "must start with `status=ok`" not in text  # the old, overstated wording
+    check = group.commands["check"]
+    options = {opt for param in check.params for opt in (*param.opts, *param.secondary_opts)}
+    for flag in ("--rerun", "--no-rerun", "--format"):
+        assert f"`{flag}" in text and flag in options
+    assert "--json" in {o for p in group.commands["task"].params for o in p.opts}

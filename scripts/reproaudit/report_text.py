@@ -88,7 +88,7 @@ def render_terminal(report: Report, *, colour: bool = False) -> str:
             "",
             *wrap(f"No re-run: these verdicts are provisional ({PENDING}). {NO_RERUN} {how}", ""),
         ]
-    elif report.verdicts and report.pending:
+    elif report.verdicts and report.pending and report.rerun.status == "passed":
         lines += ["", *wrap(f"{PENDING}: {LOCAL_RERUN}", "")]
     if report.rerun is not None:
         lines += ["", rerun_line(report.rerun).replace("`", "")]

@@ -365,7 +365,8 @@ def render_markdown(report: Report) -> str:
             evidence = plain(shorten(c.evidence, 300), 400)
             lines.append(f"| {plain(c.claim)} | {value} | {flags} | {evidence} |")
     if report.pending and report.verdicts:
-        local = " and a local re-run" if report.rerun is not None else ""
+        passed = report.rerun is not None and report.rerun.status == "passed"
+        local = " and a local re-run" if passed else ""
         lines += ["", PENDING_NOTE.format(local=local)]
     if report.rerun is not None:
         lines += ["", rerun_line(report.rerun)]
