@@ -184,3 +184,31 @@ def test_evidence_is_cut_at_a_word_boundary() -> None:
     text = "growth " * 80
     cut = shorten(text, 300)
     assert len(cut) <= 300 and cut.endswith("growth…")
+
+
+def test_only_numbers_from_cis_rerun_are_not_pending() -> None:
+    from reproaudit.ci.report import Artifact, render_comment
+
+    def comment(numbers: str) -> str:
+        verdict = {
+            "paper": "P1",
+            "logbook": "ann-1",
+            "numbers": numbers,
+            "claims": [{"claim": "C1", "verdict": "verified", "flags": [], "evidence": "ok"}],
+        }
+        artifact = {
+            "schema": "reproaudit-pr-result/1",
+            "pr": 4,
+            "head_sha": "a" * 40,
+            "files": ["logbooks/P1/ann-1.yaml"],
+            "outside": [],
+            "problems": [],
+            "verdicts": [verdict],
+        }
+        return render_comment(Artifact.model_validate(artifact))
+
+    assert "| C1 | verified |" in comment("ci_rerun") and "pending" not in comment("ci_rerun")
+    for numbers in ("self_reported", "local_rerun"):
+        text = comment(numbers)
+        assert "| C1 | verified *(pending)* |" in text
+        assert "*pending*: judged on the numbers the logbook reports" in text
