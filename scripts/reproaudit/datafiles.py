@@ -101,7 +101,7 @@ _VALIDATORS = {
     "_parse_time": "timestamp (UTC)",
 }
 _PATTERNS = {
-    M.ID_PATTERN: "id",
+    M.ID_PATTERN: "paper id",
     M.LOGBOOK_ID_PATTERN: "logbook id",
     M.CLAIM_ID_PATTERN: "claim id",
     M.GITHUB_PATTERN: "GitHub handle",
@@ -237,12 +237,15 @@ def _sentence(text: str) -> str:
     text = " ".join(text.split())
     if not text:
         return ""
-    text = text[0].upper() + text[1:]
+    first = text.split(" ", 1)[0]
+    if not any(c in first for c in ":_<"):  # keep field names and syntax as written
+        text = text[0].upper() + text[1:]
     return text if text.endswith((".", ")", "?")) else text + "."
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
+    """Text for a table cell: `|` would end the cell, `<paper>` would read as an HTML tag."""
+    return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _example_cell(value: Any) -> str:
@@ -257,7 +260,7 @@ def _example_cell(value: Any) -> str:
         text = text.strip().removesuffix("...").strip()
     if len(text) > 60:
         text = text[:57].rsplit(" ", 1)[0] + " …"
-    return "`" + _cell(text).replace("`", "'") + "`"
+    return "`" + text.replace("|", "\\|").replace("`", "'") + "`"
 
 
 def data_files_page() -> str:
