@@ -77,6 +77,9 @@ def field_paths(node: object, prefix: str = "") -> set[str]:
 def test_a_new_contributor_follows_the_docs_and_nothing_is_written_behind_their_back(
     tmp_path: Path,
 ) -> None:
+    cli_page = (ROOT / "scripts/reproaudit/site/docs/reference/cli.md").read_text()
+    for command in ("task", "new logbook", "check", "ci validate-pr", "build", "judge"):
+        assert f"## `reproaudit {command}`" in cli_page  # only documented commands below
     repo = tmp_path / "clone"
     for name in ("claims", "logbooks", "verdicts", "reruns"):
         shutil.copytree(ROOT / name, repo / name, ignore=shutil.ignore_patterns("results"))
