@@ -1,15 +1,27 @@
-"""Shared fixtures: a small real repository and the shared fixtures folder."""
+"""Shared fixtures: a small real repository and the shared fixtures folder.
+
+Tests run in a user's clone, where `../shared/fixtures/` (real examples kept on the
+project's own machines) does not exist. Only two kinds of test may skip there: the
+extra checks against those real examples (`shared_fixtures`, `payloads`) and the
+browser tests without Chromium. `REPROAUDIT_SHARED_FIXTURES=/nonexistent pytest`
+plays a user's clone on the project's machines; the summary counts skips by reason.
+"""
 
 from __future__ import annotations
 
+import os
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_FIXTURES = ROOT.parent / "shared" / "fixtures"
+SHARED_FIXTURES = Path(
+    os.environ.get("REPROAUDIT_SHARED_FIXTURES") or ROOT.parent / "shared" / "fixtures"
+)
+SHARED_REASON = "is absent (only the project's own machines have it)"
 
 
 @pytest.fixture
@@ -23,5 +35,27 @@ def mini_repo(tmp_path: Path) -> Path:
 @pytest.fixture
 def shared_fixtures() -> Path:
     if not SHARED_FIXTURES.is_dir():
-        pytest.skip(f"{SHARED_FIXTURES} is absent (only the project's own machines have it)")
+        pytest.skip(f"{SHARED_FIXTURES} {SHARED_REASON}")
     return SHARED_FIXTURES
+
+
+def skip_kind(reason: str) -> str:
+    """Which of the allowed kinds a skip is: shared fixtures, browser, or other (a defect)."""
+    if str(SHARED_FIXTURES) in reason or ("fixtures" in reason and "absent" in reason):
+        return "real examples in ../shared/fixtures absent"
+    if "Chromium" in reason or "chromium" in reason or "browser" in reason:
+        return "no Chromium"
+    return "other"
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    skipped = terminalreporter.stats.get("skipped", [])
+    if not skipped:
+        return
+    kinds: Counter[str] = Counter()
+    for report in skipped:
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        kinds[skip_kind(reason)] += 1
+    line = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+    terminalreporter.write_line(f"skips by kind: {line}")

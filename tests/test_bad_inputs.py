@@ -63,3 +63,62 @@ def test_oversized_file_is_refused_before_parsing(mini_repo: Path) -> None:
     assert result.output.startswith(
         "logbooks/Tq7mV2pLx0/big-1.yaml: file is 6.5 MB, over the 1 MiB limit for data files"
     )
+
+
+def test_a_unit_that_carries_its_per_gets_a_warning_with_the_fix(mini_repo: Path) -> None:
+    rel = "logbooks/Tq7mV2pLx0/bob-1.yaml"
+    (mini_repo / rel).write_text(
+        "logbook: {id: bob-1, paper: Tq7mV2pLx0, claims_version: 2, contributor: {github: bob}}\n"
+        "results:\n"
+        "  - claim: C2\n"
+        "    setup: full\n"
+        "    measurements:\n"
+        "      - {metric: step_time, value: 3.5, unit: ms / trajectory}\n"
+        "      - {metric: step_time, value: 3.5, unit: image / s}\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(cli, ["validate", rel, "--repo", str(mini_repo)])
+    assert result.exit_code == 0  # a warning: valid, but probably not what was meant
+    assert result.output == (
+        "logbooks/Tq7mV2pLx0/bob-1.yaml:6: warning: results[0].measurements[0].unit: "
+        "unit 'ms / trajectory' carries what the number is per [unit_carries_per]\n"
+        "  hint: say what it is per in `per`, not in the unit: unit: ms, per: trajectory\n"
+        "2 files checked: 0 error(s), 1 warning(s)\n"
+    )
+
+
+def test_every_pattern_of_the_models_is_explained_in_words() -> None:
+    from reproaudit.datafiles import FILES, _submodels
+    from reproaudit.loader import PATTERN_WORDS
+
+    patterns: set[str] = set()
+    seen: set[type] = set()
+
+    def collect(meta) -> None:
+        for item in meta:
+            if getattr(item, "pattern", None):
+                patterns.add(item.pattern)
+            collect(getattr(item, "metadata", []) or [])
+
+    def walk(model) -> None:
+        if model in seen:
+            return
+        seen.add(model)
+        for info in model.model_fields.values():
+            collect(info.metadata)
+            for arg in _flatten(info.annotation):
+                collect(getattr(arg, "__metadata__", ()))
+            for sub, _ in _submodels(info.annotation):
+                walk(sub)
+
+    for kind in FILES:
+        walk(kind.model)
+    assert patterns and patterns <= set(PATTERN_WORDS), patterns - set(PATTERN_WORDS)
+
+
+def _flatten(annotation):
+    from typing import get_args
+
+    yield annotation
+    for arg in get_args(annotation):
+        yield from _flatten(arg)

@@ -1,15 +1,21 @@
-"""`reproaudit check`: what CI will do to a logbook, locally, with the same report."""
+"""`reproaudit check`: what CI will do to a logbook, locally, telling the truth about it."""
 
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
+from reproaudit.check import check_logbook
+from reproaudit.ci.report import render_markdown
 from reproaudit.cli import cli
+from reproaudit.report_text import render_terminal
 
 ROOT = Path(__file__).resolve().parents[1]
+ERIN = "logbooks/Zm7Lw_3HqE/erin-asd-1.yaml"
 
 
 def repo_copy(tmp_path: Path) -> Path:
@@ -19,39 +25,190 @@ def repo_copy(tmp_path: Path) -> Path:
     return repo
 
 
-def test_check_reruns_a_cpu_logbook_and_prints_the_pr_report(tmp_path: Path) -> None:
+def run(repo: Path, *args: str):
+    return CliRunner().invoke(cli, ["check", *args, "--repo", str(repo)])
+
+
+def test_check_reruns_a_cpu_logbook_and_prints_a_terminal_report(tmp_path: Path) -> None:
     repo = repo_copy(tmp_path)
-    result = CliRunner().invoke(
-        cli, ["check", "logbooks/Zm7Lw_3HqE/erin-asd-1.yaml", "--repo", str(repo)]
-    )
+    result = run(repo, ERIN)
     assert result.exit_code == 0, result.output
     out = result.output
-    assert out.startswith("<!-- reproaudit:report status=ok")
-    assert "| C1 | falsified |" in out
+    assert out.startswith("status=ok Valid: 1 logbook checked in your working copy")
+    assert "  C1  falsified (pending)" in out
     assert "(re-run)" in out  # the judge read the local re-run's outputs
     assert "Local re-run: passed in" in out
-    assert "reproaudit check logbooks/Zm7Lw_3HqE/erin-asd-1.yaml" in out
+    assert "\\_" not in out and "&lt;" not in out and "&gt;" not in out  # no Markdown escapes
+    assert "\x1b[" not in out  # no colour when the output is not a terminal
     assert not (repo / "verdicts").exists()  # nothing written into the contribution
 
 
-def test_check_without_rerun_and_an_invalid_logbook(tmp_path: Path) -> None:
+def test_markdown_format_is_the_pr_comment(tmp_path: Path) -> None:
     repo = repo_copy(tmp_path)
-    ok = CliRunner().invoke(
-        cli, ["check", "logbooks/Zm7Lw_3HqE/erin-asd-1.yaml", "--no-rerun", "--repo", str(repo)]
-    )
+    result = run(repo, ERIN, "--format", "markdown")
+    assert result.exit_code == 0, result.output
+    first = result.output.splitlines()[0]
+    # the logbook is not committed: the header names no commit
+    assert first == "<!-- reproaudit:report status=ok sha=uncommitted -->"
+    assert "in your working copy (not committed)" in result.output
+    assert "| C1 | falsified *(pending)* |" in result.output
+    assert "reproaudit check logbooks/Zm7Lw_3HqE/erin-asd-1.yaml" in result.output
+
+
+def test_header_names_head_only_when_the_logbook_is_committed(tmp_path: Path) -> None:
+    repo = repo_copy(tmp_path)
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    committed = run(repo, ERIN, "--no-rerun", "--format", "markdown")
+    assert f"status=ok sha={head.strip()} -->" in committed.output.splitlines()[0]
+    assert f"at `{head[:12]}`" in committed.output
+    book = repo / ERIN
+    book.write_text(book.read_text().replace("notes:", "notes: |\n      edited\n    x:", 0))
+    book.write_text(book.read_text() + "\n")
+    edited = run(repo, ERIN, "--no-rerun", "--format", "markdown")
+    assert "sha=uncommitted" in edited.output.splitlines()[0]
+    assert head[:12] not in edited.output
+    assert subprocess.run([*git, "status", "--porcelain"], capture_output=True, text=True).stdout
+
+
+def test_without_rerun_verdicts_are_provisional_and_typos_show_plainly(tmp_path: Path) -> None:
+    repo = repo_copy(tmp_path)
+    ok = run(repo, ERIN, "--no-rerun")
     assert ok.exit_code == 0 and "not_rerun" in ok.output and "Local re-run" not in ok.output
-    book = repo / "logbooks/Zm7Lw_3HqE/erin-asd-1.yaml"
+    assert "No re-run: these verdicts are provisional (pending)." in ok.output
+    book = repo / ERIN
     book.write_text(book.read_text().replace("self_assessment:", "self_asessment:", 1))
-    bad = CliRunner().invoke(cli, ["check", str(book), "--repo", str(repo)])
+    bad = run(repo, str(book))
     assert bad.exit_code == 1
-    assert "status=fail" in bad.output.splitlines()[0]
-    assert "unknown field 'self\\_asessment'" in bad.output
+    assert bad.output.startswith("status=fail 1 problem to fix")
+    assert "unknown field 'self_asessment' [unknown_field]" in bad.output
+    assert "hint: did you mean 'self_assessment'?" in bad.output
 
 
-def test_check_refuses_what_is_not_a_logbook(tmp_path: Path) -> None:
+def crash(repo: Path, script: str) -> None:
+    code = repo / "logbooks/Zm7Lw_3HqE/erin-asd-1/find_violation.py"
+    code.write_text(script)
+
+
+def test_a_crashing_script_fails_the_check_and_shows_its_traceback(tmp_path: Path) -> None:
     repo = repo_copy(tmp_path)
-    result = CliRunner().invoke(
-        cli, ["check", "claims/icml2026/Kp4rT9vQ2x.yaml", "--repo", str(repo)]
-    )
+    crash(repo, "import sys\nprint('starting')\nraise RuntimeError('diverged at step 12')\n")
+    result = run(repo, ERIN)
+    assert result.exit_code == 1, result.output
+    out = result.output
+    assert out.startswith("status=fail The local re-run failed (exit code 1)")
+    assert "Local re-run: failed in" in out and "Log tail:" in out
+    assert "  | RuntimeError: diverged at step 12" in out
+    assert "rerun_failed" in out
+    md = run(repo, ERIN, "--format", "markdown").output
+    assert md.startswith("<!-- reproaudit:report status=fail")
+    assert "RuntimeError: diverged at step 12" in md
+
+
+def test_a_timed_out_rerun_fails_the_check(tmp_path: Path) -> None:
+    repo = repo_copy(tmp_path)
+    book = repo / ERIN
+    book.write_text(book.read_text().replace("timeout: 2m", "timeout: 1s"))
+    crash(repo, "import time\nprint('thinking', flush=True)\ntime.sleep(30)\n")
+    result = run(repo, ERIN)
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("status=fail The local re-run timed out")
+    assert "thinking" in result.output
+
+
+def test_a_pointer_typo_gets_a_did_you_mean_from_the_rerun_outputs(tmp_path: Path) -> None:
+    repo = repo_copy(tmp_path)
+    book = repo / ERIN
+    text = book.read_text().replace("/C1/first_violation_step", "/C1/first_violaton_step")
+    book.write_text(text)
+    result = run(repo, ERIN)
     assert result.exit_code == 1
-    assert "not a logbook" in result.output
+    out = " ".join(result.output.split())  # the terminal renderer wraps long lines
+    assert (
+        "line 22 results[0].measurements[1].source: 'outputs:/C1/first_violaton_step' points "
+        "at nothing in the outputs the re-run wrote [pointer_not_found]" in out
+    )
+    assert "hint: did you mean outputs:/C1/first_violation_step?" in out
+
+
+@pytest.mark.parametrize(
+    ("path", "message", "hint"),
+    [
+        (
+            "logbooks/Zm7Lw_3HqE/nobody-1.yaml",
+            "logbooks/Zm7Lw_3HqE/nobody-1.yaml: no such logbook file [unknown_logbook]",
+            "hint: start one with `reproaudit new logbook Zm7Lw_3HqE --id <you>-1",
+        ),
+        (
+            "logbooks/Zm7Lw_3HqE/erin-asd-2.yaml",
+            "logbooks/Zm7Lw_3HqE/erin-asd-2.yaml: no such logbook file [unknown_logbook]",
+            "hint: did you mean logbooks/Zm7Lw_3HqE/erin-asd-1.yaml?",
+        ),
+        (
+            "logbooks/Zm7Lw_3HqF/erin-asd-1.yaml",
+            "there is no paper 'Zm7Lw_3HqF' under claims/ [unknown_paper]",
+            "hint: did you mean logbooks/Zm7Lw_3HqE/erin-asd-1.yaml?",
+        ),
+        ("claims/icml2026/Kp4rT9vQ2x.yaml", "not a logbook", ""),
+    ],
+)
+def test_a_path_that_is_not_a_logbook_of_a_paper_is_a_one_line_error(
+    tmp_path: Path, path: str, message: str, hint: str
+) -> None:
+    repo = repo_copy(tmp_path)
+    result = run(repo, path)
+    assert result.exit_code == 1
+    assert message in result.output and hint in result.output
+    assert "Valid" not in result.output and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) <= 2
+
+
+def test_colour_only_when_asked_and_untrusted_escapes_are_dropped(tmp_path: Path) -> None:
+    repo = repo_copy(tmp_path)
+    crash(repo, "print('\\x1b[2J\\x1b[31mowned')\nraise SystemExit(3)\n")
+    report = check_logbook(repo, ERIN).report
+    plain = render_terminal(report)
+    assert "\x1b" not in plain and "[2J[31mowned" in plain
+    coloured = render_terminal(report, colour=True)
+    assert coloured.startswith("\x1b[31mstatus=fail\x1b[0m")
+    assert "\x1b[2J" not in coloured
+    assert "```" not in render_markdown(report).split("```text", 1)[1].split("```", 1)[0]
+
+
+def test_evidence_is_cut_at_a_word_boundary() -> None:
+    from reproaudit.ci.report import shorten
+
+    text = "growth " * 80
+    cut = shorten(text, 300)
+    assert len(cut) <= 300 and cut.endswith("growth…")
+
+
+def test_only_numbers_from_cis_rerun_are_not_pending() -> None:
+    from reproaudit.ci.report import Artifact, render_comment
+
+    def comment(numbers: str) -> str:
+        verdict = {
+            "paper": "P1",
+            "logbook": "ann-1",
+            "numbers": numbers,
+            "claims": [{"claim": "C1", "verdict": "verified", "flags": [], "evidence": "ok"}],
+        }
+        artifact = {
+            "schema": "reproaudit-pr-result/1",
+            "pr": 4,
+            "head_sha": "a" * 40,
+            "files": ["logbooks/P1/ann-1.yaml"],
+            "outside": [],
+            "problems": [],
+            "verdicts": [verdict],
+        }
+        return render_comment(Artifact.model_validate(artifact))
+
+    assert "| C1 | verified |" in comment("ci_rerun") and "pending" not in comment("ci_rerun")
+    for numbers in ("self_reported", "local_rerun"):
+        text = comment(numbers)
+        assert "| C1 | verified *(pending)* |" in text
+        assert "*pending*: judged on the numbers the logbook reports" in text

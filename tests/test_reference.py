@@ -39,3 +39,74 @@ def test_every_verdict_and_flag_is_explained_with_a_heading() -> None:
     page = (ROOT / "scripts/reproaudit/site/docs/verdicts-and-flags.md").read_text(encoding="utf-8")
     for name in (*VERDICTS, *FLAGS):
         assert f"### `{name}`" in page, f"verdicts-and-flags.md does not explain {name}"
+
+
+def _all_models():
+    from reproaudit.datafiles import FILES, _submodels
+
+    seen: list = []
+
+    def walk(model) -> None:
+        if model in seen:
+            return
+        seen.append(model)
+        for info in model.model_fields.values():
+            for sub, _ in _submodels(info.annotation):
+                walk(sub)
+
+    for kind in FILES:
+        walk(kind.model)
+    return seen
+
+
+def test_every_field_of_every_data_file_has_a_description() -> None:
+    missing = [
+        f"{model.__name__}.{name}"
+        for model in _all_models()
+        for name, info in model.model_fields.items()
+        if len((info.description or "").split()) < 2
+    ]
+    assert not missing, (
+        "add a docstring line under each field in models.py (it is the field's description "
+        f"in the data-file reference): {', '.join(missing)}"
+    )
+
+
+def test_every_field_has_an_example_and_the_examples_are_valid() -> None:
+    from reproaudit.datafiles import FILES, example_document, field_rows
+
+    for kind in FILES:
+        kind.model.model_validate(example_document(kind))
+        rows = field_rows(kind)
+        assert rows
+        without = [row.path for row in rows if row.example is None]
+        assert not without, f"{kind.name}: no example for {without}; extend {kind.example}"
+
+
+def test_run_json_reference_matches_what_the_writer_writes() -> None:
+    from reproaudit.models import RunFile
+    from reproaudit.reproduce import RunRecord
+
+    written = set(RunRecord("passed", 0, 1.0, "local", None, "").run_json())
+    documented = set(RunFile.model_fields)
+    assert written == documented, (
+        f"run.json fields changed: document {sorted(written - documented)} in models.RunFile, "
+        f"drop {sorted(documented - written)}"
+    )
+
+
+def test_the_data_file_reference_names_every_field_and_is_on_the_site() -> None:
+    page = (ROOT / "scripts/reproaudit/site/docs/reference/data-files.md").read_text()
+    for needle in (
+        "`results[].sweep.source`",
+        "`results[].falsification.argument`",
+        "`claims[].regime.to`",
+        "`results[].measurements[].per`",
+        "`status`",
+        "`log_tail`",
+        "`reviews[].stance`",
+        "`input_sha256`",
+    ):
+        assert needle in page
+    nav = (ROOT / "scripts/reproaudit/site/mkdocs.yml").read_text()
+    assert "reference/data-files.md" in nav

@@ -1,65 +1,88 @@
 """``reproaudit check``: everything CI does to one logbook, on the contributor's machine.
 
 Validation, the local re-run (for ``hardware: cpu``, or when asked), the rules
-judge, and the same report the pull request's comment will show, rendered by the
-same code. The judge runs on a temporary copy, so the contributor's clone gets no
-verdict file (a contribution may only change ``logbooks/``).
+judge, and the report the pull request will get, computed by the same code.
+Judging happens in memory: the contributor's clone gets no verdict file (a
+contribution may only change ``logbooks/``). The report tells the truth about
+the re-run: a failed or timed-out one makes the status ``fail`` and shows the
+log tail; without one, the verdicts are marked provisional.
 """
 
 from __future__ import annotations
 
-import shutil
+import json
 import subprocess
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from . import layout
-from .ci.report import SCHEMA, Artifact, artifact_verdict, render_comment
-from .judge.run import judge_repo
-from .problems import Problem, ReproauditError
+from . import problems as P
+from .ci.report import SCHEMA, Artifact, LocalRerun, Report, artifact_verdict, build_report
+from .judge.run import judge_in_memory
+from .loader import field_path
+from .models import Logbook
+from .pointers import explain_missing
+from .problems import Problem, ReproauditError, did_you_mean
 from .repo import Corpus
 from .reproduce import RunRecord, reproduce_logbook
 from .validate import validate_repo
 
+NO_SHA = "0" * 40
+
 
 @dataclass
 class CheckResult:
-    comment: str
-    ok: bool
+    report: Report
     rerun: RunRecord | None
 
+    @property
+    def ok(self) -> bool:
+        return self.report.ok
 
-def _head(repo: Path) -> str:
+
+def _git(repo: Path, *args: str) -> str | None:
     try:
-        out = subprocess.run(
-            ["git", "-C", str(repo), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
+        ).stdout
     except (OSError, subprocess.CalledProcessError):
-        return "0" * 40
-    return out if len(out) == 40 else "0" * 40
+        return None
 
 
-def check_logbook(repo: Path, logbook: Path | str, *, rerun: bool | None = None) -> CheckResult:
-    repo = Path(repo).resolve()
+def head_of(repo: Path, paths: list[str]) -> tuple[str, bool]:
+    """(HEAD's SHA, whether ``paths`` are committed there unchanged)."""
+    head = (_git(repo, "rev-parse", "HEAD") or "").strip()
+    if len(head) != 40:
+        return NO_SHA, False
+    status = _git(repo, "status", "--porcelain", "--untracked-files=all", "--", *paths)
+    return head, status == ""
+
+
+def resolve_logbook(repo: Path, logbook: Path | str) -> tuple[str, str, str]:
+    """(repository-relative path, paper id, logbook id), or a one-line error saying why not."""
     path = Path(logbook)
     if not path.is_absolute():
         # relative to the repository when it names a file there, else to the working folder
-        path = repo / path if (repo / path).exists() else Path.cwd() / path
+        # (a missing file: wherever the path lands inside the repository)
+        here = Path.cwd() / path
+        inside = here.resolve().is_relative_to(repo)
+        if (repo / path).exists() or not (here.exists() or inside):
+            path = repo / path
+        else:
+            path = here
     try:
         rel = path.resolve().relative_to(repo).as_posix()
     except ValueError:
         raise ReproauditError(
-            Problem("misplaced_file", str(logbook), None, None, f"not inside the repository {repo}")
+            Problem(P.MISPLACED_FILE, str(logbook), None, None, f"not inside the repository {repo}")
         ) from None
     data = layout.classify(rel)
     if data is None or data.kind != "logbook":
         raise ReproauditError(
             Problem(
-                "misplaced_file",
+                P.MISPLACED_FILE,
                 rel,
                 None,
                 None,
@@ -67,11 +90,72 @@ def check_logbook(repo: Path, logbook: Path | str, *, rerun: bool | None = None)
             )
         )
     paper_id, logbook_id = data.key
+    corpus = Corpus(repo)
+    if paper_id not in corpus.paper_rels:
+        guess = did_you_mean(paper_id, corpus.paper_rels)
+        hint = (
+            f"did you mean logbooks/{guess}/{logbook_id}.yaml?"
+            if guess
+            else "logbooks live in logbooks/<paper id>/; `reproaudit task PAPER` lists a paper"
+        )
+        raise ReproauditError(
+            Problem(
+                P.UNKNOWN_PAPER,
+                rel,
+                None,
+                None,
+                f"there is no paper {paper_id!r} under claims/",
+                hint,
+            )
+        )
+    if not path.is_file():
+        known = corpus.logbook_keys.get(paper_id, [])
+        guess = did_you_mean(logbook_id, known)
+        hint = (
+            f"did you mean {layout.logbook_rel(paper_id, guess)}?"
+            if guess
+            else f"start one with `reproaudit new logbook {paper_id} --id <you>-1 "
+            "--contributor <github>`"
+        )
+        raise ReproauditError(
+            Problem(P.UNKNOWN_LOGBOOK, rel, None, None, "no such logbook file", hint)
+        )
+    return rel, paper_id, logbook_id
+
+
+def pointer_problems(corpus: Corpus, rel: str, book: Logbook, outputs: Any) -> list[Problem]:
+    """``source`` pointers that resolve to nothing in the re-run's outputs, with did-you-mean."""
+    path = corpus.by_rel[rel]
+    doc = corpus.load(path, keep_doc=True).doc
+    out = []
+    for i, result in enumerate(book.results):
+        sources = [(("measurements", j), m.source) for j, m in enumerate(result.measurements)]
+        if result.sweep is not None:
+            sources.append((("sweep",), result.sweep.source))
+        for where, source in sources:
+            if source is None:
+                continue
+            found = explain_missing(outputs, source)
+            if found is None:
+                continue
+            loc = ("results", i, *where, "source")
+            line = doc.line_of(loc) if doc is not None else None
+            out.append(Problem(P.POINTER_NOT_FOUND, rel, line, field_path(loc), *found))
+    return out
+
+
+def check_logbook(repo: Path, logbook: Path | str, *, rerun: bool | None = None) -> CheckResult:
+    """Validate, maybe re-run, judge in memory and report on one logbook; writes nothing."""
+    repo = Path(repo).resolve()
+    rel, paper_id, logbook_id = resolve_logbook(repo, logbook)
     report = validate_repo(repo, [rel])
+    problems = list(report.problems)
     verdicts = []
     record = None
+    runnable = False
     if report.ok:
-        book = Corpus(repo).logbook(paper_id, logbook_id)
+        corpus = Corpus(repo)
+        book = corpus.logbook(paper_id, logbook_id)
         runnable = book is not None and book.code is not None and book.reproduce is not None
         wanted = (
             rerun
@@ -82,39 +166,34 @@ def check_logbook(repo: Path, logbook: Path | str, *, rerun: bool | None = None)
             reruns = Path(tmp) / "reruns"
             if wanted:
                 record = reproduce_logbook(repo, rel, backend="local", out=reruns)
-            copy = Path(tmp) / "repo"
-            paper_rel = Corpus(repo).paper_rels[paper_id][0]
-            for part in (paper_rel, rel, layout.writeup_rel(paper_id, logbook_id)):
-                if (repo / part).is_file():
-                    (copy / part).parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copy2(repo / part, copy / part)
-            judge_repo(
-                copy,
-                mode="rules",
-                reruns=reruns if record else None,
-                paper=paper_id,
-                logbook=logbook_id,
+                outputs_file = reruns / paper_id / logbook_id / "outputs.json"
+                if record.status == "passed" and outputs_file.is_file() and book is not None:
+                    outputs = json.loads(outputs_file.read_bytes())
+                    problems += pointer_problems(corpus, rel, book, outputs)
+            verdict, judge_problems = judge_in_memory(
+                repo, paper_id, logbook_id, reruns=reruns if record else None
             )
-            verdict = Corpus(copy).verdict(paper_id, logbook_id)
+            problems += judge_problems
             if verdict is not None:
-                verdicts.append(artifact_verdict(verdict))
+                numbers = "local_rerun" if record and record.status == "passed" else None
+                verdicts.append(artifact_verdict(verdict, numbers or "self_reported"))
+    head, committed = head_of(
+        repo, [rel, layout.writeup_rel(paper_id, logbook_id), f"logbooks/{paper_id}/{logbook_id}"]
+    )
     artifact = Artifact.model_validate(
         {
             "schema": SCHEMA,
             "pr": 1,
-            "head_sha": _head(repo),
+            "head_sha": head,
             "files": [rel],
             "outside": [],
-            "problems": [asdict(p) for p in report.problems],
+            "problems": [asdict(p) for p in problems],
             "verdicts": verdicts,
         }
     )
-    comment = render_comment(artifact)
+    local = None
     if record is not None:
-        where = f"exit code {record.exit_code}" if record.exit_code is not None else "no exit code"
-        comment += (
-            f"\nLocal re-run: {record.status} in {record.duration_s:.1f} s ({where}); "
-            "CI re-runs it again after a maintainer's `/reproduce`.\n"
-        )
-    ok = artifact.ok and (record is None or record.status == "passed")
-    return CheckResult(comment, ok, record)
+        local = LocalRerun(record.status, record.exit_code, record.duration_s, record.log_tail)
+    return CheckResult(
+        build_report(artifact, committed=committed, rerun=local, rerun_expected=runnable), record
+    )

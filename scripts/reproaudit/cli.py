@@ -5,6 +5,7 @@ Exit codes: 0 success, 1 invalid input or a failed check, 2 a usage error.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -221,7 +222,8 @@ def stats(as_json: bool, repo: Path) -> None:
 def build(out: Path | None, papers: tuple[str, ...], serve: bool, port: int, repo: Path) -> None:
     """Build the public site with mkdocs-material (strict).
 
-    Logbooks without a verdict are judged first, offline (rules mode).
+    Logbooks without a verdict are judged in memory, offline (rules mode); nothing is
+    written into verdicts/ (only `reproaudit judge` writes there).
     """
     from .site.build import build_site
 
@@ -232,7 +234,7 @@ def build(out: Path | None, papers: tuple[str, ...], serve: bool, port: int, rep
     times = ", ".join(f"{name} {sec:.1f} s" for name, sec in report.seconds.items())
     click.echo(
         f"built {report.pages} pages and {report.files} files into {report.out} "
-        f"({report.judged} logbook(s) judged first; {times})"
+        f"({report.judged} logbook(s) judged first, in memory; {times})"
     )
     if serve:
         _serve(report.out, port)
@@ -620,16 +622,34 @@ def ci_reproduce_pr(repo_name: str, pr: int, sha: str, backend: str, out: Path, 
     default=None,
     help="Re-run the command locally [default: when hardware is cpu].",
 )
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown"]),
+    default="text",
+    show_default=True,
+    help="text for a terminal (colour on a TTY); markdown is the PR comment itself.",
+)
 @repo_option
-def check(logbook: Path, rerun: bool | None, repo: Path) -> None:
-    """Everything CI will do to LOGBOOK, locally: validate, re-run, judge, the PR report."""
+def check(logbook: Path, rerun: bool | None, fmt: str, repo: Path) -> None:
+    """Everything CI will do to LOGBOOK, locally: validate, re-run, judge, the PR report.
+
+    The first line starts with status=ok or status=fail; exit 1 on fail (a problem to
+    fix, or a local re-run that failed or timed out). Writes nothing into the repository.
+    """
     from .check import check_logbook
+    from .ci.report import render_markdown
+    from .report_text import render_terminal
 
     try:
         result = check_logbook(repo, logbook, rerun=rerun)
     except ReproauditError as exc:
         _fail(exc)
-    click.echo(result.comment, nl=False)
+    if fmt == "markdown":
+        click.echo(render_markdown(result.report), nl=False)
+    else:
+        colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        click.echo(render_terminal(result.report, colour=colour), nl=False, color=colour)
     raise SystemExit(0 if result.ok else 1)
 
 
@@ -754,13 +774,15 @@ def new_logbook_cmd(
     paper_id: str, logbook_id: str, contributor: str, agent: str, stdout: bool, repo: Path
 ) -> None:
     """Write logbooks/PAPER_ID/<id>.yaml with a result entry for every claim."""
-    from .scaffold import new_logbook
+    from .scaffold import new_logbook, next_steps
 
     try:
         files = new_logbook(repo, paper_id, logbook_id, contributor, agent)
     except ReproauditError as exc:
         _fail(exc)
     _emit(files, stdout)
+    if not stdout:
+        click.echo(next_steps(repo, paper_id, logbook_id))
 
 
 def _emit(files: dict[Path, str], stdout: bool) -> None:
@@ -783,13 +805,19 @@ def _emit(files: dict[Path, str], stdout: bool) -> None:
 
 @cli.command()
 @click.argument("paper_id")
+@click.option("--json", "as_json", is_flag=True, help="The same brief as JSON, for agents.")
 @repo_option
-def task(paper_id: str, repo: Path) -> None:
+def task(paper_id: str, as_json: bool, repo: Path) -> None:
     """Print everything a coding agent needs to reproduce PAPER_ID, as Markdown."""
-    from .scaffold import task_brief
+    import json
+
+    from .scaffold import task_brief, task_data
 
     try:
-        click.echo(task_brief(repo, paper_id))
+        if as_json:
+            click.echo(json.dumps(task_data(repo, paper_id), indent=2, ensure_ascii=False))
+        else:
+            click.echo(task_brief(repo, paper_id))
     except ReproauditError as exc:
         _fail(exc)
 

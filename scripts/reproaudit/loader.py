@@ -24,7 +24,14 @@ from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
 from . import problems as P
-from .models import ReviewsFile, field_names
+from .models import (
+    CLAIM_ID_PATTERN,
+    GITHUB_PATTERN,
+    ID_PATTERN,
+    LOGBOOK_ID_PATTERN,
+    ReviewsFile,
+    field_names,
+)
 from .problems import Problem, ReproauditError
 
 try:  # libyaml's C parser is several times faster; fall back to pure Python.
@@ -350,6 +357,21 @@ def _build(text: str, rel: str) -> Document:
 
 _NO_KEY = object()
 
+SOURCE_PATTERN = r"^outputs:(/.*)?$"
+# every `pattern=` of the models, in words (a test keeps this complete)
+PATTERN_WORDS = {
+    SOURCE_PATTERN: "a source is 'outputs:' followed by a JSON pointer into the re-run's "
+    "outputs file, such as outputs:/C2/x",
+    ID_PATTERN: "an id is 1 to 64 letters, digits, '.', '_' or '-', starting with a letter "
+    "or digit, such as 06Nk3dJDMq",
+    LOGBOOK_ID_PATTERN: "a logbook id is 1 to 64 lowercase letters, digits, '.', '_' or '-', "
+    "starting with a letter or digit, such as alice-paging-1",
+    CLAIM_ID_PATTERN: "a claim id starts with a letter and has up to 32 letters, digits, '.', "
+    "'_' or '-', such as C1",
+    GITHUB_PATTERN: "a GitHub handle is up to 39 letters, digits and single hyphens, such as "
+    "alice-smith",
+}
+
 
 def load_document(path: Path, rel: str) -> Document:
     """Read and parse one data file, which must hold a mapping."""
@@ -379,7 +401,7 @@ def _did_you_mean(name: Any) -> str | None:
     if _KNOWN_FIELDS is None:
         _KNOWN_FIELDS = field_names()
     close = difflib.get_close_matches(str(name), sorted(_KNOWN_FIELDS), n=1, cutoff=0.75)
-    return f"did you mean {close[0]!r}?" if close else "remove it, or check the spelling"
+    return f"did you mean {close[0]!r}?" if close else f"remove it; {P.FIELD_REFERENCE}"
 
 
 def validation_problems(doc: Document, error: ValidationError) -> list[Problem]:
@@ -399,14 +421,39 @@ def validation_problems(doc: Document, error: ValidationError) -> list[Problem]:
         elif kind == "missing":
             code = P.MISSING_FIELD
             message = "required field is missing"
+            hint = f"add {loc[-1]!r}; {P.FIELD_REFERENCE}" if loc else None
         else:
             code = P.INVALID_VALUE
             if kind == "literal_error":
                 message = f"{err['input']!r} is not allowed; expected {err['ctx']['expected']}"
+                close = P.did_you_mean(err["input"], _literal_values(err["ctx"]["expected"]))
+                hint = f"did you mean {close!r}?" if close else None
+            elif kind == "string_pattern_mismatch":
+                message, hint = pattern_message(err["ctx"]["pattern"], err["input"])
             elif "input" in err and kind.endswith("_type") and not isinstance(err["input"], dict):
                 message = f"{message}, got {err['input']!r}"
+            if loc and loc[-1] == "unit" and isinstance(err.get("input"), str):
+                hint = P.per_hint(err["input"]) or hint
         out.append(Problem(code, doc.path, line, field_text, message, hint))
     return out
+
+
+def _literal_values(expected: str) -> list[str]:
+    return [v.strip(" '\"") for v in expected.replace(" or ", ", ").split(",")]
+
+
+def pattern_message(pattern: str, value: Any) -> tuple[str, str | None]:
+    """A pattern error in words (what is expected, with an example) and a hint."""
+    expected = PATTERN_WORDS.get(pattern)
+    if expected is None:
+        return f"{value!r} does not have the expected form ({pattern})", None
+    hint = None
+    if pattern == SOURCE_PATTERN and isinstance(value, str):
+        fixed = "outputs:" + (value if value.startswith("/") else "/" + value.lstrip(":"))
+        hint = f'did you mean source: "{fixed}"?'
+    elif pattern == LOGBOOK_ID_PATTERN and isinstance(value, str) and value.lower() != value:
+        hint = f"did you mean {value.lower()!r}?"
+    return f"{value!r} is not valid: {expected}", hint
 
 
 def _data_loc(data: Any, loc: tuple[Any, ...], kind: str) -> tuple[Any, ...]:

@@ -169,7 +169,13 @@ Number = float  # ints are accepted; strict mode refuses strings and booleans
 class Model(BaseModel):
     """Base: unknown fields are errors, types are strict, values are immutable."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, populate_by_name=True)
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        frozen=True,
+        populate_by_name=True,
+        use_attribute_docstrings=True,  # the line under each field is its description
+    )
 
 
 # --- paper file -------------------------------------------------------------
@@ -177,42 +183,62 @@ class Model(BaseModel):
 
 class Links(Model):
     openreview: Url | None = None
+    """The paper's OpenReview forum URL."""
     arxiv: str | None = Field(None, description='arXiv id, quoted: "2606.01234"')
     pdf: Url | None = None
+    """A URL of the paper's PDF."""
     doi: str | None = None
+    """The paper's DOI, e.g. 10.1234/abcd.5678."""
     project: Url | None = None
+    """The paper's project page URL."""
 
 
 class Author(Model):
     name: Text
+    """The author's name as printed on the paper."""
     github: GitHubHandle | None = Field(None, description="lets this author answer in PR threads")
 
 
 class Released(Model):
     code: Url | None = None
+    """URL of the code the authors released, if any."""
     data: Url | None = None
+    """URL of the data the authors released, if any."""
     checkpoints: Url | None = None
+    """URL of the model checkpoints the authors released, if any."""
 
 
 class Tags(Model):
     area: str | None = None
+    """Research area, free text: theory, vision, language, ..."""
     spotlight: bool = False
+    """A spotlight paper at the venue."""
     oral: bool = False
+    """An oral presentation at the venue."""
 
 
 class PaperMeta(Model):
     id: PaperId
+    """The paper's id (its OpenReview id where there is one); also the file's name."""
     title: Text
+    """The paper's title."""
     venue: Text
+    """The venue and year, e.g. ICML 2026."""
     links: Links = Links()
+    """Where to read the paper: openreview, arxiv, pdf, doi, project."""
     authors: list[Author] = []
+    """The paper's authors; a GitHub handle lets an author answer in PR threads."""
     released: Released = Released()
+    """What the authors released: code, data, checkpoints (URLs or null)."""
     tags: Tags = Tags()
+    """Labels for the site's filters: area, spotlight, oral."""
 
 
 class Tolerance(Model):
     abs: Number | None = Field(None, ge=0)
+    """Absolute tolerance, in the target's unit."""
     rel: Number | None = Field(None, ge=0)
+    """Relative tolerance, as a fraction of the target value: 0.05 is 5%."""
 
     @model_validator(mode="after")
     def _one(self) -> Tolerance:
@@ -223,13 +249,19 @@ class Tolerance(Model):
 
 class Target(Model):
     metric: Text
+    """Name of the quantity; a logbook's measurements of this claim use the same name."""
     form: Form
+    """How a measured value is compared: at_least, at_most, equal (within tolerance), or bounded (a
+    sweep shows no growth and stays under value)."""
     value: Number | None = None
+    """The number to compare against, in unit; may be null only for bounded."""
     unit: Unit = "dimensionless"
+    """A pint unit: s, ms, GB, percent, image / s, dimensionless."""
     per: str | None = Field(
         None, description="what a rate or time is per: trajectory, image, batch of 50"
     )
     tolerance: Tolerance | None = None
+    """Slack allowed in the comparison: {abs: x} or {rel: fraction}."""
 
     @model_validator(mode="after")
     def _value_needed(self) -> Target:
@@ -240,23 +272,33 @@ class Target(Model):
 
 class Regime(Model):
     parameter: Text
+    """The parameter the claim ranges over: k, n, steps, batch_size, ..."""
     from_: Number | None = Field(None, alias="from")
+    """The smallest value of the parameter the claim covers."""
     to: Number | None = Field(None, description="null: claimed for every value (asymptotic)")
 
 
 class Claim(Model):
     id: ClaimId
+    """The claim's id, unique in the paper: C1, C2, ..."""
     statement: Text
+    """The claim, in one checkable sentence."""
     anchor: Text = Field(description="section, figure, table or equation the claim comes from")
     kind: Kind
+    """empirical, efficiency, theoretical or qualitative."""
     target: Target | None = None
+    """The number the claim states; it makes the claim checkable by the rules judge."""
     regime: Regime | None = None
+    """The range of a parameter the claim covers; a sweep must reach it."""
 
 
 class PaperFile(Model):
     paper: PaperMeta
+    """The paper's metadata."""
     claims_version: int = Field(ge=1)
+    """Bumped whenever a claim changes meaning; logbooks record the version they used."""
     claims: list[Claim] = []
+    """The checkable claims of the paper."""
 
     def claim(self, claim_id: str) -> Claim | None:
         return next((c for c in self.claims if c.id == claim_id), None)
@@ -267,28 +309,42 @@ class PaperFile(Model):
 
 class Contributor(Model):
     github: GitHubHandle
+    """Your GitHub handle; each contributor counts once per claim."""
     hf: str | None = None
+    """Your Hugging Face username, if any."""
 
 
 class Agent(Model):
     name: Text
+    """The coding agent used: claude-code, codex, none, ..."""
     version: str | None = None
+    """The agent's version."""
     model: str | None = None
+    """The model behind the agent."""
     human_in_loop: bool | None = None
+    """Whether a person steered or checked the agent's work."""
 
 
 class LogbookMeta(Model):
     id: LogbookId
+    """The logbook's id (lowercase letters, digits, '.', '_', '-'); also the file's name."""
     paper: PaperId
+    """The id of the paper reproduced; the logbook lives in logbooks/<paper>/."""
     claims_version: int = Field(ge=1)
+    """The paper's claims_version this logbook was written against."""
     contributor: Contributor
+    """Who did the work: github (required), hf."""
     agent: Agent | None = None
+    """The coding agent used, if any."""
     trace: Url | None = None
+    """A URL of the agent's trace or working notes (a Hub dataset, a gist)."""
 
 
 class Code(Model):
     repo: Url | None = None
+    """A git repository URL holding the code (with commit)."""
     commit: Sha40 | None = None
+    """The full 40-character commit of repo to run."""
     path: str | None = Field(
         None,
         min_length=1,
@@ -307,20 +363,35 @@ class Code(Model):
 
 class Reproduce(Model):
     command: Text
+    """The command that recomputes the numbers; runs in the code folder, without a shell, with no
+    network."""
     image: str | None = None
+    """The OCI image the command runs in (digest-pinned recommended)."""
     hardware: Hardware = "cpu"
+    """What CI runs it on: cpu (also re-run by `check` locally) or a Hugging Face Jobs flavor."""
     timeout: Duration = "1h"
+    """Wall-time limit: 90s, 30m, 2h or 1h30m (at most 48h)."""
     outputs: RelPath | None = None
+    """The JSON file the command writes, relative to the code folder; source pointers point into
+    it."""
 
 
 class Measurement(Model):
     metric: Text
+    """The quantity measured; compared with the claim target's metric."""
     value: Number | None = None
+    """The number you measured; the re-run's number (through source) wins over it."""
     unit: Unit = "dimensionless"
+    """A pint unit; converted before comparing. A rate's per goes in per, not here."""
     per: str | None = None
+    """What a rate or time is per (trajectory, image, batch of 50), as in the claim's target."""
     at: dict[str, Number | str] = {}
+    """Where the number was measured: parameter values, e.g. {k: 1024}."""
     source: str | None = Field(
-        None, pattern=r"^outputs:(/.*)?$", description="outputs:<JSON pointer>"
+        None,
+        pattern=r"^outputs:(/.*)?$",
+        description="outputs:<JSON pointer> into reproduce.outputs; the re-run's number there "
+        "is the one judged",
     )
 
     @model_validator(mode="after")
@@ -332,11 +403,17 @@ class Measurement(Model):
 
 class Sweep(Model):
     parameter: Text
+    """The parameter varied, as named in the claim's regime."""
     values: list[Number] | None = None
+    """The parameter's values, in increasing order."""
     metric: str | None = None
+    """The metric measured at each value."""
     measured: list[Number] | None = None
+    """The measured metric at each entry of values (the same length)."""
     unit: Unit | None = None
+    """The unit of measured."""
     source: str | None = Field(None, pattern=r"^outputs:(/.*)?$")
+    """outputs:<JSON pointer> to an object {values: [...], measured: [...]} the re-run wrote."""
 
     @model_validator(mode="after")
     def _pairs(self) -> Sweep:
@@ -352,30 +429,48 @@ class Sweep(Model):
 
 class Falsification(Model):
     argument: Text
+    """Why the claim is false: the step of the proof or the experiment that fails."""
     counterexample: str | None = None
+    """A concrete counterexample (inputs, parameters, step), where there is one."""
 
 
 class Discrepancy(Model):
     paper: Text
+    """What the paper says, with where it says it."""
     code: Text
+    """What the released code does instead, with file and line."""
 
 
 class Result(Model):
     claim: ClaimId
+    """The id of the claim this result addresses."""
     self_assessment: VerdictValue | None = None
+    """Your own verdict: shown next to the judge's, never trusted."""
     setup: Setup
+    """full, reduced or synthetic; reduced and synthetic setups count as toy at best."""
     measurements: list[Measurement] = []
+    """Single numbers, each with its unit and where it comes from."""
     sweep: Sweep | None = None
+    """A metric measured across a parameter's range; needed for regimes and bounded claims."""
     falsification: Falsification | None = None
+    """The case against the claim: an argument and a counterexample."""
     discrepancies: list[Discrepancy] = []
+    """Places where the paper and its code disagree."""
     notes: str | None = None
+    """Free text: what you did and what you saw."""
 
 
 class Logbook(Model):
     logbook: LogbookMeta
+    """Who reproduced which paper, against which claims_version."""
     code: Code | None = None
+    """Where the code is: {path: '<logbook>/'} beside the logbook, or {repo, commit}. Without it
+    nothing is re-run."""
     reproduce: Reproduce | None = None
+    """How to re-run the code. Without it nothing is re-run and verdicts rest on typed numbers
+    (not_rerun)."""
     results: list[Result]
+    """One entry per claim addressed (may be empty)."""
 
     def result(self, claim_id: str) -> Result | None:
         return next((r for r in self.results if r.claim == claim_id), None)
@@ -386,51 +481,82 @@ class Logbook(Model):
 
 class Usage(Model):
     requests: int = Field(0, ge=0)
+    """Requests sent to the LLM endpoint."""
     prompt_tokens: int = Field(0, ge=0)
+    """Prompt tokens the endpoint counted."""
     completion_tokens: int = Field(0, ge=0)
+    """Completion tokens the endpoint counted."""
 
 
 class JudgeInfo(Model):
     mode: JudgeMode
+    """rules (deterministic, offline) or llm (rules first, then the LLM)."""
     model: str | None = None
+    """The LLM's name; null in rules mode."""
     prompt_version: int | None = None
+    """The version of the judge's prompt; null in rules mode."""
     samples: int = Field(1, ge=1)
+    """LLM samples per logbook; the verdict is their majority."""
     usage: Usage | None = None
+    """What the LLM calls cost, when any were made."""
 
 
 class RerunInfo(Model):
     status: RerunStatus
+    """passed, failed or timeout; only a passed re-run can verify."""
     backend: str | None = None
+    """Where it ran: local, hf-jobs, ..."""
     url: Url | None = None
+    """A link to the run (a job page, a workflow run)."""
     duration_s: Number | None = None
+    """Wall time of the run, in seconds."""
     exit_code: int | None = None
+    """The command's exit code; null when it never finished."""
     outputs_sha256: Sha256 | None = None
+    """SHA-256 of the outputs.json the judge read."""
     run_sha256: Sha256 | None = Field(None, description="hash of run.json, part of the input hash")
 
 
 class Votes(Model):
     verified: int = Field(0, ge=0)
+    """LLM samples that answered verified."""
     falsified: int = Field(0, ge=0)
+    """LLM samples that answered falsified."""
     toy: int = Field(0, ge=0)
+    """LLM samples that answered toy."""
     inconclusive: int = Field(0, ge=0)
+    """LLM samples that answered inconclusive."""
 
 
 class ClaimVerdict(Model):
     claim: ClaimId
+    """The claim's id."""
     verdict: VerdictValue
+    """verified, falsified, toy or inconclusive."""
     evidence: str | None = None
+    """What the verdict rests on, in a sentence or two."""
     flags: list[Flag] = []
+    """What the deterministic checks found (rerun_mismatch, short_horizon, ...)."""
     votes: Votes | None = None
+    """LLM samples per verdict (llm mode)."""
 
 
 class VerdictFile(Model):
     paper: PaperId
+    """The paper's id."""
     logbook: LogbookId
+    """The logbook's id."""
     input_sha256: Sha256
+    """SHA-256 over every input (paper, logbook, write-up, re-run, judge settings); an unchanged
+    hash is never judged again."""
     judge: JudgeInfo
+    """How it was judged: mode, model, prompt_version, samples."""
     judged_at: Timestamp
+    """When it was judged (UTC)."""
     rerun: RerunInfo | None = None
+    """The re-run the verdict rests on; null when there was none."""
     claims: list[ClaimVerdict] = []
+    """One verdict per claim of the paper."""
 
 
 # --- reviews.yaml -----------------------------------------------------------
@@ -438,13 +564,21 @@ class VerdictFile(Model):
 
 class Review(Model):
     claim: ClaimId
+    """The claim reviewed."""
     logbook: LogbookId
+    """The logbook whose verdict is reviewed."""
     kind: ReviewKind
+    """review (a maintainer's) or author_response (a paper author's)."""
     stance: Stance
+    """review: confirm or reject; author_response: agree, disagree or fixed."""
     by: GitHubHandle
+    """GitHub handle of who wrote it."""
     at: Timestamp
+    """When it was written (UTC)."""
     link: Url | None = None
+    """The PR comment it came from."""
     text: str | None = None
+    """What they wrote."""
 
     @model_validator(mode="after")
     def _stance_fits_kind(self) -> Review:
@@ -458,6 +592,34 @@ class Review(Model):
 
 class ReviewsFile(Model):
     reviews: list[Review] = []
+    """Append-only list of reviews and author responses."""
+
+
+# --- re-run record: <reruns>/<paper>/<logbook>/run.json ----------------------
+
+
+class RunFile(Model):
+    """``run.json``, written by ``reproaudit reproduce`` (and CI's ``ci store-reruns``).
+
+    The judge reads it leniently (``judge/inputs.py``); this model documents it for
+    the data-file reference, and a test keeps it in step with what the writer writes.
+    """
+
+    status: RerunStatus
+    """passed (exit code 0), failed, or timeout; a failed or timed-out re-run verifies nothing."""
+    exit_code: int | None = None
+    """The command's exit code; null when it never finished (timeout, could not start)."""
+    duration_s: Number
+    """Wall time of the run, in seconds."""
+    backend: str
+    """Where it ran: local or hf-jobs."""
+    url: str | None = None
+    """A link to the run (a Hugging Face job page), when there is one."""
+    log_tail: str
+    """The last characters of the command's output, then reproaudit's own notes."""
+    logbook_sha256: Sha256 | None = None
+    """SHA-256 of the logbook file's bytes that were re-run; the judge ignores the record
+    (stale_rerun) once the logbook changes."""
 
 
 SCHEMAS: dict[str, type[Model]] = {

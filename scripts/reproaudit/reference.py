@@ -1,4 +1,4 @@
-"""Reference files generated from the code: JSON Schemas, problem codes, CLI help.
+"""Reference files generated from the code: JSON Schemas, problem codes, CLI help, data files.
 
 They are committed so that editors, the site and readers on GitHub can use
 them; a test fails when they drift from the code. Regenerate with
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from .datafiles import PAGE, data_files_page
 from .fsutil import atomic_write
 from .models import json_schemas
 from .problems import CODES
@@ -73,6 +74,7 @@ def reference_files() -> dict[str, str]:
         **schema_files(),
         "scripts/reproaudit/site/docs/reference/problem-codes.md": problem_codes_page(),
         "scripts/reproaudit/site/docs/reference/cli.md": cli_page(),
+        PAGE: data_files_page(),
     }
 
 

@@ -74,6 +74,18 @@ class Corpus:
         )
         return self
 
+    def add_verdicts(self, documents: dict[str, VerdictFile]) -> Corpus:
+        """Verdicts judged in memory, seen as if their files existed (nothing is written)."""
+        for rel, model in documents.items():
+            path = layout.classify(rel)
+            if path is None or path.kind != "verdict":
+                raise ValueError(f"{rel} is not a verdict path")
+            if rel not in self.by_rel:
+                self.files.append(path)
+                self.by_rel[rel] = path
+            self._cache[rel] = Loaded(path, model, [])
+        return self
+
     # --- single files -------------------------------------------------------
 
     def load(self, path: DataPath, keep_doc: bool = False) -> Loaded:

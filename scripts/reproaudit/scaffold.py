@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import yaml
 
 from . import layout
 from . import problems as P
@@ -59,6 +60,7 @@ def new_paper(root: Path, paper_id: str, title: str, venue: str) -> tuple[Path, 
             title=title,
             venue=venue,
             openreview=f"https://openreview.net/forum?id={paper_id}",
+            reference=doc_links(root)["data_files"],
         )
     )
     to_model(parse_yaml(text, rel), PaperFile)
@@ -96,6 +98,7 @@ def new_logbook(
             logbook_id=logbook_id,
             contributor=contributor,
             agent=agent,
+            reference=doc_links(root)["data_files"],
         )
     )
     to_model(parse_yaml(text, rel), Logbook)
@@ -122,19 +125,96 @@ def _require_paper(corpus: Corpus, paper_id: str) -> PaperFile:
     return loaded.model
 
 
-def task_brief(root: Path, paper_id: str) -> str:
-    """Everything a coding agent needs to reproduce one paper, as Markdown."""
+AGENTS_PAGE = "scripts/reproaudit/site/docs/agents.md"
+
+
+def doc_links(root: Path) -> dict[str, str]:
+    """Where the agents' page and the field reference are: on the site when the
+    repository's ``mkdocs.yml`` names its URL, else the files in this repository."""
+    site_url = None
+    config = Path(root) / "mkdocs.yml"
+    if config.is_file():
+        try:
+            settings = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+            site_url = settings.get("site_url") if isinstance(settings, dict) else None
+        except yaml.YAMLError:  # mkdocs files may hold tags a safe loader refuses
+            site_url = None
+    if isinstance(site_url, str) and site_url.startswith(("http://", "https://")):
+        base = site_url.rstrip("/") + "/"
+        return {"agents": base + "agents/", "data_files": base + "reference/data-files/"}
+    return {"agents": AGENTS_PAGE, "data_files": P.REFERENCE_PAGE}
+
+
+def task_data(root: Path, paper_id: str) -> dict[str, Any]:
+    """Everything a coding agent needs to reproduce one paper, as data (``task --json``)."""
     corpus = Corpus(root)
     paper = _require_paper(corpus, paper_id)
     meta = paper.paper
-    lines = [f"# Reproduce: {meta.title}", "", f"- Paper id: `{meta.id}` ({meta.venue})"]
-    links = {k: v for k, v in meta.links.model_dump().items() if v}
-    lines += [f"- {name}: {url}" for name, url in links.items()]
-    released = {k: v for k, v in meta.released.model_dump().items() if v}
-    lines += [f"- Released {name}: {url}" for name, url in released.items()]
-    if not released:
+    claims = []
+    for claim in paper.claims:
+        target = claim.target.model_dump(mode="json") if claim.target else None
+        regime = claim.regime.model_dump(mode="json", by_alias=True) if claim.regime else None
+        claims.append(
+            {
+                "id": claim.id,
+                "kind": claim.kind,
+                "anchor": claim.anchor,
+                "statement": claim.statement,
+                "target": target,
+                "regime": regime,
+            }
+        )
+    template = next(iter(new_logbook(root, paper_id, "yourname-1", "yourname").values()))
+    return {
+        "paper": {
+            "id": meta.id,
+            "title": meta.title,
+            "venue": meta.venue,
+            "links": {k: v for k, v in meta.links.model_dump().items() if v},
+            "released": {k: v for k, v in meta.released.model_dump().items() if v},
+        },
+        "claims_version": paper.claims_version,
+        "claims": claims,
+        "existing_logbooks": [
+            layout.logbook_rel(paper_id, lb) for lb in corpus.logbook_keys.get(paper_id, [])
+        ],
+        "rules": [rule.split(". ", 1)[1] for rule in RULES],
+        "steps": [step.split(". ", 1)[1] for step in _steps(paper_id)],
+        "status": CHECK_STATUS,
+        "docs": doc_links(root),
+        "logbook_template": template,
+    }
+
+
+def next_steps(root: Path, paper_id: str, logbook_id: str) -> str:
+    """What to do after ``new logbook``: where the fields are explained, how to check."""
+    docs = doc_links(root)
+    return (
+        f"next: put your code in logbooks/{paper_id}/{logbook_id}/, fill in results, then run\n"
+        f"  reproaudit check logbooks/{paper_id}/{logbook_id}.yaml\n"
+        f"every field, with its type and an example: {docs['data_files']}\n"
+        f"for coding agents: {docs['agents']}"
+    )
+
+
+CHECK_STATUS = (
+    "`reproaudit check` prints status=ok or status=fail on its first line and exits 0 or 1; "
+    "status=fail means a problem to fix or a local re-run that failed or timed out. Verdicts "
+    "marked pending rest on the logbook's own numbers (or a local re-run) until CI re-runs it."
+)
+
+
+def task_brief(root: Path, paper_id: str) -> str:
+    """Everything a coding agent needs to reproduce one paper, as Markdown."""
+    data = task_data(root, paper_id)
+    paper = _require_paper(Corpus(root), paper_id)
+    meta = data["paper"]
+    lines = [f"# Reproduce: {meta['title']}", "", f"- Paper id: `{meta['id']}` ({meta['venue']})"]
+    lines += [f"- {name}: {url}" for name, url in meta["links"].items()]
+    lines += [f"- Released {name}: {url}" for name, url in meta["released"].items()]
+    if not meta["released"]:
         lines.append("- Released code/data/checkpoints: none listed")
-    lines += [f"- Claims version: {paper.claims_version}", "", "## Claims to check", ""]
+    lines += [f"- Claims version: {data['claims_version']}", "", "## Claims to check", ""]
     for claim in paper.claims:
         lines.append(f"### {claim.id} ({claim.kind}) — {claim.anchor}")
         lines.append("")
@@ -152,6 +232,8 @@ def task_brief(root: Path, paper_id: str) -> str:
                 )
             per = f" per {t.per}" if t.per else ""
             lines.append(f"- Target: `{t.metric}` {t.form}{value} {t.unit}{per}{tol}")
+            if t.per:
+                lines.append(f"- Report it with `unit: {t.unit}, per: {t.per}`")
         if claim.regime:
             r = claim.regime
             upto = (
@@ -162,12 +244,20 @@ def task_brief(root: Path, paper_id: str) -> str:
             start = "" if r.from_ is None else f" from {r.from_:g}"
             lines.append(f"- Regime: `{r.parameter}`{start} to {upto}")
         lines.append("")
-    existing = corpus.logbook_keys.get(paper_id, [])
     lines += ["## Existing logbooks", ""]
-    lines += [f"- `{layout.logbook_rel(paper_id, lb)}`" for lb in existing] or ["- none yet"]
+    lines += [f"- `{rel}`" for rel in data["existing_logbooks"]] or ["- none yet"]
     lines += ["", "## Rules of the judge", "", *RULES, "", "## Steps", "", *_steps(paper_id)]
-    template = next(iter(new_logbook(root, paper_id, "yourname-1", "yourname").values()))
-    lines += ["", "## Logbook template", "", "```yaml", template.rstrip(), "```", ""]
+    lines += ["", "## Reading `check`", "", CHECK_STATUS]
+    lines += ["", "## Logbook template", "", "```yaml", data["logbook_template"].rstrip(), "```"]
+    docs = data["docs"]
+    lines += [
+        "",
+        "## Read next",
+        "",
+        f"- For coding agents (what `check` detects, how to read its status): {docs['agents']}",
+        f"- Every field of a logbook, with its type and an example: {docs['data_files']}",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -196,7 +286,9 @@ def _steps(paper_id: str) -> list[str]:
         f"1. `reproaudit new logbook {paper_id} --id <you>-1 --contributor <github>`",
         f"2. Put small code in `logbooks/{paper_id}/<you>-1/` (or link a repo at a commit); "
         "its command must write the outputs JSON.",
-        f"3. Fill in results; then `reproaudit check logbooks/{paper_id}/<you>-1.yaml` "
-        "(validation, local re-run, judge: the report CI will post).",
+        "3. Fill in results with the fields the data-file reference names (`measurements` with "
+        '`source: "outputs:/..."`, `sweep`, `falsification`); then '
+        f"`reproaudit check logbooks/{paper_id}/<you>-1.yaml` (validation, local re-run, "
+        "judge: the report CI will post). Fix until its first line is `status=ok`.",
         "4. Open a pull request that changes only files under `logbooks/`.",
     ]

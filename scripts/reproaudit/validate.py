@@ -123,6 +123,10 @@ def _check_paper(corpus: Corpus, path: DataPath, paper: PaperFile, problem) -> l
         )
     out.extend(_duplicates([c.id for c in paper.claims], "claims", "id", "claim id", problem))
     for i, claim in enumerate(paper.claims):
+        target = claim.target
+        if target and target.per is None and (hint := P.per_hint(target.unit)):
+            out.append(_carries_per(problem, ("claims", i, "target", "unit"), target.unit, hint))
+    for i, claim in enumerate(paper.claims):
         regime = claim.regime
         if (
             regime
@@ -154,12 +158,17 @@ def _check_logbook(corpus: Corpus, path: DataPath, book: Logbook, problem) -> li
             )
         )
     if meta.paper != folder:
+        if meta.paper not in corpus.paper_rels and folder in corpus.paper_rels:
+            # a typo in logbook.paper, not a file in the wrong folder
+            hint = f"did you mean {folder!r}? (the paper whose folder the logbook is in)"
+        else:
+            hint = f"move it to logbooks/{meta.paper}/ or fix logbook.paper"
         out.append(
             problem(
                 P.ID_PATH_MISMATCH,
                 ("logbook", "paper"),
                 f"logbook is for paper {meta.paper!r} but lives in logbooks/{folder}/",
-                f"move it to logbooks/{meta.paper}/ or fix logbook.paper",
+                hint,
             )
         )
     out.extend(
@@ -167,7 +176,15 @@ def _check_logbook(corpus: Corpus, path: DataPath, book: Logbook, problem) -> li
             [r.claim for r in book.results], "results", "claim", "result for claim", problem
         )
     )
-    paper = _paper_or_problem(corpus, meta.paper, ("logbook", "paper"), problem, out)
+    if meta.paper == folder or meta.paper in corpus.paper_rels:
+        paper = _paper_or_problem(corpus, meta.paper, ("logbook", "paper"), problem, out)
+    else:  # reported once above, with its did-you-mean
+        paper = corpus.paper(folder)
+    for i, result in enumerate(book.results):
+        for j, m in enumerate(result.measurements):
+            if m.per is None and (hint := P.per_hint(m.unit)):
+                loc = ("results", i, "measurements", j, "unit")
+                out.append(_carries_per(problem, loc, m.unit, hint))
     if paper is not None:
         have = paper.claims_version
         if meta.claims_version > have:
@@ -274,17 +291,24 @@ def _check_reviews(corpus: Corpus, path: DataPath, reviews: ReviewsFile, problem
 # --- helpers ----------------------------------------------------------------
 
 
+def _carries_per(problem, loc: tuple, unit: str, hint: str) -> Problem:
+    return problem(P.UNIT_CARRIES_PER, loc, f"unit {unit!r} carries what the number is per", hint)
+
+
 def _paper_or_problem(
     corpus: Corpus, paper_id: str, loc: tuple, problem, out: list
 ) -> PaperFile | None:
     rels = corpus.paper_rels.get(paper_id, [])
     if not rels:
+        close = P.did_you_mean(paper_id, corpus.paper_rels)
         out.append(
             problem(
                 P.UNKNOWN_PAPER,
                 loc,
                 f"there is no paper {paper_id!r} under claims/",
-                "check the id, or ask a maintainer to add the paper file first",
+                f"did you mean {close!r}?"
+                if close
+                else "check the id, or ask a maintainer to add the paper file first",
             )
         )
         return None
@@ -296,11 +320,13 @@ def _unknown_claim(
 ) -> Problem:
     ids = [c.id for c in paper.claims]
     rel = corpus.paper_rels[paper_id][0]
+    close = P.did_you_mean(claim, ids, cutoff=0.8)
+    fix = f"use one of those ids, or ask for the claim to be added in {rel}"
     return problem(
         P.UNKNOWN_CLAIM,
         loc,
         f"{claim!r} is not a claim of paper {paper_id} (it has {_some(ids)})",
-        f"use one of those ids, or ask for the claim to be added in {rel}",
+        f"did you mean {close!r}? Otherwise {fix}" if close else fix,
     )
 
 

@@ -13,9 +13,10 @@ import pytest
 
 from reproaudit.ci.github import GitHub
 from tests.ci.fake_github import FakeGitHub
+from tests.conftest import SHARED_FIXTURES
 
 ROOT = Path(__file__).resolve().parents[2]
-PAYLOADS = ROOT.parent / "shared" / "fixtures" / "github"
+PAYLOADS = SHARED_FIXTURES / "github"  # REPROAUDIT_SHARED_FIXTURES moves it
 HEAD = "9f1c2ab3c4d5e6f708192a3b4c5d6e7f80912a3b"
 PR = 7
 

@@ -210,8 +210,10 @@ def test_missing_verdicts_are_judged_offline_first(tmp_path: Path) -> None:
     shutil.rmtree(repo / "verdicts")
     result = CliRunner().invoke(cli, ["build", "--repo", str(repo), "--out", str(tmp_path / "o")])
     assert result.exit_code == 0, result.output
-    assert "(11 logbook(s) judged first;" in result.output
-    assert len(list((repo / "verdicts").rglob("*.yaml"))) == 11
+    assert "(11 logbook(s) judged first, in memory;" in result.output
+    # judged in memory: the site shows them, verdicts/ stays as it was (only `judge` writes)
+    assert not (repo / "verdicts").exists()
+    assert "falsified" in (tmp_path / "o/papers/Zm7Lw_3HqE/index.html").read_text()
 
 
 def test_a_repository_customises_settings_and_pages(tmp_path: Path) -> None:

@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .. import layout
-from ..judge.run import judge_repo
+from ..judge.run import judge_in_memory
 from ..models import FLAGS, VERDICTS, VerdictFile
 from ..problems import Problem, ReproauditError
-from ..repo import Corpus
 from ..validate import git_changed, validate_repo
 from .text import code, plain
 
@@ -51,10 +50,15 @@ class ArtifactClaim(_Strict):
     evidence: Short = ""
 
 
+Numbers = Literal["ci_rerun", "local_rerun", "self_reported"]
+
+
 class ArtifactVerdict(_Strict):
     paper: Annotated[str, Field(max_length=64)]
     logbook: Annotated[str, Field(max_length=64)]
     claims: Annotated[list[ArtifactClaim], Field(max_length=200)]
+    # where the judged numbers came from; anything but CI's re-run is pending
+    numbers: Numbers = "self_reported"
 
 
 class Artifact(_Strict):
@@ -100,8 +104,7 @@ def validate_pr(
     )
     if report.ok:
         for paper_id, logbook_id in books:
-            judge_repo(repo, mode="rules", paper=paper_id, logbook=logbook_id)
-            verdict = Corpus(repo).verdict(paper_id, logbook_id)
+            verdict, _ = judge_in_memory(repo, paper_id, logbook_id)  # writes nothing
             if verdict is not None:
                 verdicts.append(artifact_verdict(verdict))
     artifact = {
@@ -117,11 +120,19 @@ def validate_pr(
     return artifact
 
 
-def artifact_verdict(verdict: VerdictFile) -> dict[str, Any]:
-    """A verdict file as the artifact carries it (evidence capped)."""
+def artifact_verdict(verdict: VerdictFile, numbers: str | None = None) -> dict[str, Any]:
+    """A verdict file as the artifact carries it (evidence capped).
+
+    ``numbers`` says where the judged numbers came from; by default a verdict with
+    a passed re-run rests on CI's re-run, any other on self-reported numbers.
+    """
+    if numbers is None:
+        passed = verdict.rerun is not None and verdict.rerun.status == "passed"
+        numbers = "ci_rerun" if passed else "self_reported"
     return {
         "paper": verdict.paper,
         "logbook": verdict.logbook,
+        "numbers": numbers,
         "claims": [
             {
                 "claim": c.claim,
@@ -184,27 +195,143 @@ def load_artifact(raw: bytes, *, pr: int, head_sha: str) -> Artifact:
     return artifact
 
 
-def render_comment(artifact: Artifact, *, outside: list[str] | None = None) -> str:
-    """The sticky comment: marker, one-sentence outcome, files, verdicts, how to reproduce."""
+@dataclass(frozen=True)
+class LocalRerun:
+    """A re-run made by ``reproaudit check`` on the contributor's machine."""
+
+    status: str  # passed | failed | timeout
+    exit_code: int | None
+    duration_s: float
+    log_tail: str
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a report says, computed once; the Markdown and terminal renderers show it."""
+
+    ok: bool
+    head_sha: str
+    committed: bool  # False: the files checked are not (all) committed at head_sha
+    errors: list[ArtifactProblem]
+    outside: list[str]
+    by_file: dict[str, list[ArtifactProblem]]
+    verdicts: list[ArtifactVerdict]
+    checks: list[str]
+    rerun: LocalRerun | None = None
+    rerun_expected: bool = True  # False when the logbook has nothing CI could re-run
+
+    @property
+    def status(self) -> str:
+        return "ok" if self.ok else "fail"
+
+    def where(self, code_of=lambda s: f"`{s}`") -> str:
+        if not self.committed:
+            return "in your working copy (not committed)"
+        return f"at {code_of(self.head_sha[:12])}"
+
+    @property
+    def pending(self) -> bool:
+        """Whether any verdict rests on numbers not (yet) from CI's re-run."""
+        return any(v.numbers != "ci_rerun" for v in self.verdicts)
+
+
+def build_report(
+    artifact: Artifact,
+    *,
+    outside: list[str] | None = None,
+    committed: bool = True,
+    rerun: LocalRerun | None = None,
+    rerun_expected: bool = True,
+) -> Report:
+    """Compute a report from an artifact (and, for ``check``, a local re-run)."""
     outside = sorted(set(artifact.outside) | set(outside or []))
     errors = [p for p in artifact.problems if p.severity == "error"]
-    ok = not errors and not outside
-    status = "ok" if ok else "fail"
-    lines = [f"{MARKER} status={status} sha={artifact.head_sha} -->", "## reproaudit", ""]
-    if ok:
-        count = len(artifact.verdicts)
-        lines.append(
-            f"✅ Valid: {count} logbook{'s' if count != 1 else ''} checked at "
-            f"`{artifact.head_sha[:12]}`; the rules verdicts are below. A maintainer "
-            "can ask for a re-run with `/reproduce`."
+    failed_rerun = rerun is not None and rerun.status != "passed"
+    by_file: dict[str, list[ArtifactProblem]] = defaultdict(list)
+    for problem in artifact.problems:
+        by_file[problem.path].append(problem)
+    books = [
+        f for f in artifact.files if (d := layout.classify(f)) is not None and d.kind == "logbook"
+    ]
+    checks = [f"reproaudit check {f}" for f in books[:10] if "`" not in f] or [
+        "reproaudit validate --changed-from origin/main"
+    ]
+    return Report(
+        ok=not errors and not outside and not failed_rerun,
+        head_sha=artifact.head_sha,
+        committed=committed,
+        errors=errors,
+        outside=outside,
+        by_file={k: by_file[k] for k in sorted(by_file)},
+        verdicts=list(artifact.verdicts),
+        checks=checks,
+        rerun=rerun,
+        rerun_expected=rerun_expected,
+    )
+
+
+PENDING = "pending"
+PENDING_NOTE = (
+    "*pending*: judged on the numbers the logbook reports{local}; CI re-runs the logbook "
+    "after a maintainer's `/reproduce`, and its numbers decide."
+)
+
+
+def outcome_sentence(report: Report, code_of=lambda s: f"`{s}`") -> str:
+    """The one-sentence outcome both renderers start with (without the emoji)."""
+    where = report.where(code_of)
+    if report.errors or report.outside:
+        n = len(report.errors)
+        text = f"{n} problem{'s' if n != 1 else ''} to fix"
+        if report.outside:
+            text += f" and {len(report.outside)} file(s) outside {code_of('logbooks/')}"
+        return f"{text} {where}."
+    if report.rerun is not None and report.rerun.status != "passed":
+        what = "timed out" if report.rerun.status == "timeout" else "failed"
+        code_text = (
+            f" (exit code {report.rerun.exit_code})" if report.rerun.exit_code is not None else ""
         )
-    else:
-        lines.append(
-            f"❌ {len(errors)} problem{'s' if len(errors) != 1 else ''} to fix"
-            + (f" and {len(outside)} file(s) outside `logbooks/`" if outside else "")
-            + f" at `{artifact.head_sha[:12]}`."
+        return (
+            f"The local re-run {what}{code_text} {where}: a failed re-run verifies nothing; "
+            "fix the command, then check again."
         )
-    if outside:
+    count = len(report.verdicts)
+    return (
+        f"Valid: {count} logbook{'s' if count != 1 else ''} checked {where}; the rules "
+        f"verdicts are below. A maintainer can ask for a re-run with {code_of('/reproduce')}."
+    )
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` on one line, cut at a word boundary when longer than ``limit``."""
+    value = " ".join(str(text).split())
+    if len(value) <= limit:
+        return value
+    cut = value[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def log_lines(tail: str, most: int = 20) -> list[str]:
+    """The last ``most`` non-empty lines of a log tail."""
+    lines = [line.rstrip() for line in tail.splitlines() if line.strip()]
+    return lines[-most:]
+
+
+def render_comment(artifact: Artifact, *, outside: list[str] | None = None) -> str:
+    """The sticky comment: marker, one-sentence outcome, files, verdicts, how to reproduce."""
+    return render_markdown(build_report(artifact, outside=outside))
+
+
+def render_markdown(report: Report) -> str:
+    """A report as GitHub Markdown (untrusted text escaped), the PR comment's body."""
+    sha = report.head_sha if report.committed else "uncommitted"
+    lines = [f"{MARKER} status={report.status} sha={sha} -->", "## reproaudit", ""]
+    mark = "✅" if report.ok else "❌"
+    lines.append(f"{mark} {outcome_sentence(report)}")
+    if report.outside:
         lines += [
             "",
             "### Files outside `logbooks/`",
@@ -212,20 +339,19 @@ def render_comment(artifact: Artifact, *, outside: list[str] | None = None) -> s
             "A contribution may only add or change files under `logbooks/`:",
             "",
         ]
-        lines += [f"- ❌ {code(f)}" for f in outside[:50]]
-    by_file: dict[str, list[ArtifactProblem]] = defaultdict(list)
-    for problem in artifact.problems:
-        by_file[problem.path].append(problem)
-    for path in sorted(by_file):
+        lines += [f"- ❌ {code(f)}" for f in report.outside[:50]]
+    for path, problems in report.by_file.items():
         lines += ["", f"### {code(path)}", ""]
-        for p in by_file[path][:50]:
+        for p in problems[:50]:
             mark = "❌" if p.severity == "error" else "ℹ️"
             where = f"line {p.line}" if p.line else "file"
             field = f" {code(p.field)}" if p.field else ""
-            lines.append(f"- {mark} {where}{field}: {plain(p.message, 300)} (`{plain(p.code)}`)")
+            message = plain(shorten(p.message, 300), 400)
+            lines.append(f"- {mark} {where}{field}: {message} (`{plain(p.code)}`)")
             if p.hint:
-                lines.append(f"  - hint: {plain(p.hint, 300)}")
-    for verdict in artifact.verdicts:
+                lines.append(f"  - hint: {plain(shorten(p.hint, 300), 400)}")
+    for verdict in report.verdicts:
+        pending = verdict.numbers != "ci_rerun"
         lines += [
             "",
             f"### Verdicts for {code(verdict.paper + '/' + verdict.logbook)} (rules)",
@@ -235,24 +361,39 @@ def render_comment(artifact: Artifact, *, outside: list[str] | None = None) -> s
         ]
         for c in verdict.claims:
             flags = ", ".join(c.flags) or "—"
-            lines.append(f"| {plain(c.claim)} | {c.verdict} | {flags} | {plain(c.evidence, 300)} |")
-    books = [
-        f for f in artifact.files if (d := layout.classify(f)) is not None and d.kind == "logbook"
-    ]
-    checks = [f"reproaudit check {f}" for f in books[:10] if "`" not in f] or [
-        "reproaudit validate --changed-from origin/main"
-    ]
+            value = f"{c.verdict} *({PENDING})*" if pending else c.verdict
+            evidence = plain(shorten(c.evidence, 300), 400)
+            lines.append(f"| {plain(c.claim)} | {value} | {flags} | {evidence} |")
+    if report.pending and report.verdicts:
+        passed = report.rerun is not None and report.rerun.status == "passed"
+        local = " and a local re-run" if passed else ""
+        lines += ["", PENDING_NOTE.format(local=local)]
+    if report.rerun is not None:
+        lines += ["", rerun_line(report.rerun)]
+        if report.rerun.status != "passed":
+            tail = log_lines(report.rerun.log_tail)
+            lines += ["", "<details open><summary>Log tail</summary>", "", "```text"]
+            lines += [line.replace("```", "ˋˋˋ") for line in tail] or ["(no output)"]
+            lines += ["```", "</details>"]
     lines += [
         "",
         "<details><summary>Reproduce this locally</summary>",
         "",
         "```bash",
         "pip install -e .",
-        *checks,
+        *report.checks,
         "```",
         "</details>",
     ]
     return "\n".join(lines) + "\n"
+
+
+def rerun_line(rerun: LocalRerun) -> str:
+    where = f"exit code {rerun.exit_code}" if rerun.exit_code is not None else "no exit code"
+    return (
+        f"Local re-run: {rerun.status} in {rerun.duration_s:.1f} s ({where}); "
+        "CI re-runs it again after a maintainer's `/reproduce`."
+    )
 
 
 def find_sticky(comments: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -40,6 +40,8 @@ class JudgeSummary:
     unchanged: list[str] = field(default_factory=list)  # inputs unchanged: not recomputed
     problems: list[Problem] = field(default_factory=list)  # inputs that could not be judged
     usage: Usage = field(default_factory=Usage)
+    # with write=False: the verdict documents that would have been written, by path
+    documents: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -231,8 +233,14 @@ def judge_repo(
     prompt_version: int | None = None,
     only_missing: bool = False,
     judged_at: datetime | None = None,
+    write: bool = True,
 ) -> JudgeSummary:
-    """Judge the repository's logbooks (or one paper's, or one logbook)."""
+    """Judge the repository's logbooks (or one paper's, or one logbook).
+
+    ``write=False`` judges in memory: the documents land in ``summary.documents``
+    and nothing is written (``check``, ``build`` and PR validation must not leave
+    verdict files in a contributor's clone; only ``judge`` writes them).
+    """
     root = Path(root)
     corpus = Corpus(root)
     config = judge_config(mode, model, prompt_version, samples)
@@ -248,7 +256,10 @@ def judge_repo(
             claims = rules_claims(judgements)
         doc = verdict_document(case, claims, config, when, usage)
         rel = layout.verdict_rel(case.paper.paper.id, case.logbook.logbook.id)
-        atomic_write(root / rel, dump_verdict(doc))
+        if write:
+            atomic_write(root / rel, dump_verdict(doc))
+        else:
+            summary.documents[rel] = doc
         return rel, usage
 
     results: list[tuple[str, Usage | None]] = []
@@ -282,3 +293,20 @@ def judge_repo(
                 completion_tokens=summary.usage.completion_tokens + usage.completion_tokens,
             )
     return summary
+
+
+def judge_in_memory(
+    root: Path, paper: str, logbook: str, *, reruns: Path | None = None
+) -> tuple[VerdictFile | None, list[Problem]]:
+    """The rules verdict of one logbook without writing anything.
+
+    The verdict file on disk when its inputs did not change, else a fresh one;
+    for ``check`` and pull-request validation, which must leave ``verdicts/`` alone.
+    """
+    summary = judge_repo(
+        root, mode="rules", reruns=reruns, paper=paper, logbook=logbook, write=False
+    )
+    doc = summary.documents.get(layout.verdict_rel(paper, logbook))
+    if doc is not None:
+        return VerdictFile.model_validate(doc), summary.problems
+    return Corpus(root).verdict(paper, logbook), summary.problems

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..judge.run import judge_repo, now_utc
+from ..models import VerdictFile
 from ..problems import Problem, ReproauditError
 from . import render
 from .data import load_site_data
@@ -110,21 +111,25 @@ def build_site(
     out = Path(out).resolve() if out else root / DEFAULT_OUT
     timings: dict[str, float] = {}
     start = time.perf_counter()
-    judged = 0
+    judged: dict[str, VerdictFile] = {}
     if judge_missing:
         reruns = root / "reruns"  # re-run records the bot stored, when there are any
         summary = judge_repo(
-            root, mode="rules", only_missing=True, reruns=reruns if reruns.is_dir() else None
+            root,
+            mode="rules",
+            only_missing=True,
+            reruns=reruns if reruns.is_dir() else None,
+            write=False,  # judged in memory: only `reproaudit judge` writes verdicts/
         )
         if summary.problems:
             raise ReproauditError(summary.problems)
-        judged = len(summary.judged)
+        judged = {rel: VerdictFile.model_validate(d) for rel, d in summary.documents.items()}
     timings["judge missing verdicts"] = time.perf_counter() - start
 
     config_dict = merged_config(root)
     only = set(papers) if papers else None
     step = time.perf_counter()
-    data = load_site_data(root, now or now_utc(), config_dict.get("site_url"), only)
+    data = load_site_data(root, now or now_utc(), config_dict.get("site_url"), only, judged)
     if only:
         unknown = sorted(only - set(data.papers))
         if unknown:
@@ -181,4 +186,4 @@ def build_site(
             out.rename(previous)
         staging.rename(out)
     timings["mkdocs build"] = time.perf_counter() - step
-    return BuildReport(out, len(pages), len(outputs), judged, timings)
+    return BuildReport(out, len(pages), len(outputs), len(judged), timings)

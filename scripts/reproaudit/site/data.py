@@ -85,12 +85,20 @@ class SiteData:
 
 
 def load_site_data(
-    root: Path, now: datetime, site_url: str | None = None, only: set[str] | None = None
+    root: Path,
+    now: datetime,
+    site_url: str | None = None,
+    only: set[str] | None = None,
+    judged: dict[str, VerdictFile] | None = None,
 ) -> SiteData:
-    """Load and fold the repository, or (``only``) just some papers, for a quick preview."""
+    """Load and fold the repository, or (``only``) just some papers, for a quick preview.
+
+    ``judged``: verdicts judged in memory for logbooks with no verdict file (by path).
+    """
     corpus = Corpus(root)
     if only is not None:
         corpus.restrict(only)
+    corpus.add_verdicts(judged or {})
     tables: Tables = load_tables(corpus)
     with paused_gc():
         papers = {p.paper.id: p for _, p in corpus.papers()}

@@ -1,0 +1,99 @@
+"""The report for a terminal: plain text, colour only when the output is a TTY.
+
+``reproaudit check`` prints this; the pull request gets the Markdown rendering
+of the same ``Report`` (``ci.report.render_markdown``). Nothing here is Markdown:
+no backslash escapes, no HTML entities. Untrusted text (messages quoting the
+logbook, evidence, the re-run's log) loses control characters, so a logbook
+cannot move the cursor or recolour the terminal.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+from .ci.report import PENDING, Report, log_lines, outcome_sentence, rerun_line, shorten
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+_COLOURS = {"red": "31", "green": "32", "yellow": "33", "bold": "1", "dim": "2"}
+_VERDICT_COLOUR = {
+    "verified": "green",
+    "falsified": "red",
+    "toy": "yellow",
+    "inconclusive": "dim",
+}
+WIDTH = 100
+NO_RERUN = (
+    "They rest on the numbers the logbook reports (flag not_rerun) until CI re-runs it "
+    "after a maintainer's /reproduce."
+)
+LOCAL_RERUN = (
+    "judged on the numbers of a local re-run; CI re-runs the logbook after a maintainer's "
+    "/reproduce, and its numbers decide."
+)
+
+
+def clean(text: object) -> str:
+    """Untrusted text for a terminal: control characters (escape sequences) removed."""
+    return _CONTROL.sub("", str(text))
+
+
+def render_terminal(report: Report, *, colour: bool = False) -> str:
+    """A report as terminal text; the first line starts ``status=ok`` or ``status=fail``."""
+
+    def paint(text: str, name: str) -> str:
+        return f"\x1b[{_COLOURS[name]}m{text}\x1b[0m" if colour else text
+
+    def wrap(text: str, indent: str) -> list[str]:
+        return textwrap.wrap(
+            text, WIDTH, initial_indent=indent, subsequent_indent=indent, break_long_words=False
+        ) or [indent.rstrip()]
+
+    status = paint(f"status={report.status}", "green" if report.ok else "red")
+    lines = [f"{status} {outcome_sentence(report, code_of=str)}"]
+    if report.outside:
+        lines += ["", "Files outside logbooks/ (a contribution may only change logbooks/):"]
+        lines += [f"  {paint('✗', 'red')} {clean(f)}" for f in report.outside[:50]]
+    for path, problems in report.by_file.items():
+        lines += ["", paint(clean(path), "bold")]
+        for p in problems[:50]:
+            mark = paint("✗", "red") if p.severity == "error" else paint("i", "yellow")
+            where = f"line {p.line}" if p.line else "file"
+            field = f" {clean(p.field)}" if p.field else ""
+            body = wrap(f"{where}{field}: {clean(p.message)} [{p.code}]", "    ")
+            body[0] = f"  {mark} {body[0].lstrip()}"
+            lines += body
+            if p.hint:
+                lines += wrap(f"hint: {clean(p.hint)}", "      ")
+    for verdict in report.verdicts:
+        pending = verdict.numbers != "ci_rerun"
+        lines += [
+            "",
+            paint(f"Verdicts for {clean(verdict.paper)}/{clean(verdict.logbook)} (rules)", "bold"),
+        ]
+        for c in verdict.claims:
+            word = paint(c.verdict, _VERDICT_COLOUR[c.verdict])
+            note = f" ({PENDING})" if pending else ""
+            flags = f"  flags: {', '.join(c.flags)}" if c.flags else ""
+            lines.append(f"  {clean(c.claim)}  {word}{note}{flags}")
+            if c.evidence:
+                lines += wrap(shorten(clean(c.evidence), 600), "      ")
+    if report.verdicts and report.rerun is None:
+        how = (
+            "reproaudit check --rerun runs it here first."
+            if report.rerun_expected
+            else "This logbook has no code and reproduce sections: nothing can be re-run."
+        )
+        lines += [
+            "",
+            *wrap(f"No re-run: these verdicts are provisional ({PENDING}). {NO_RERUN} {how}", ""),
+        ]
+    elif report.verdicts and report.pending and report.rerun.status == "passed":
+        lines += ["", *wrap(f"{PENDING}: {LOCAL_RERUN}", "")]
+    if report.rerun is not None:
+        lines += ["", rerun_line(report.rerun).replace("`", "")]
+        if report.rerun.status != "passed":
+            lines.append("Log tail:")
+            tail = log_lines(report.rerun.log_tail)
+            lines += [f"  | {clean(line)}" for line in tail] or ["  (no output)"]
+    return "\n".join(lines) + "\n"
