@@ -17,6 +17,8 @@ from urllib.parse import parse_qs, urlparse
 
 from tests.localserver import LocalServer
 
+MAX_LISTED_FILES = 3000  # the pull-request files endpoint lists no more
+
 
 class FakeGitHub:
     def __init__(self, repo: str = "Codertocat/Hello-World", page_size: int = 2) -> None:
@@ -29,6 +31,9 @@ class FakeGitHub:
         self.comments: dict[int, list[dict[str, Any]]] = {}
         self.check_runs: list[dict[str, Any]] = []
         self.dispatches: list[dict[str, Any]] = []
+        self.runs: list[dict[str, Any]] = []  # items of GET /actions/runs
+        self.timelines: dict[int, list[dict[str, Any]]] = {}
+        self.teams: dict[tuple[str, str], set[str]] = {}  # (org, team slug) -> logins
         self.requests: list[tuple[str, str, Any]] = []
         self.fail_first = 0
         self._ids = 1000
@@ -66,7 +71,20 @@ class FakeGitHub:
             names = [
                 {"filename": f, "status": "modified"} for f in self.files.get(int(m.group(1)), [])
             ]
-            return self._page(path, query, names)
+            return self._page(path, query, names[:MAX_LISTED_FILES])  # GitHub's cap
+        if path == f"/repos/{self.repo}/actions/runs":
+            runs = [
+                r
+                for r in self.runs
+                if all(str(r.get(k)) == query[k][0] for k in ("head_sha", "event") if k in query)
+            ]
+            return 200, {"total_count": len(runs), "workflow_runs": runs}, {}
+        if m := re.fullmatch(rf"/repos/{r}/issues/(\d+)/timeline", path):
+            return self._page(path, query, self.timelines.get(int(m.group(1)), []))
+        if m := re.fullmatch(r"/orgs/([^/]+)/teams/([^/]+)/memberships/([^/]+)", path):
+            if m.group(3) in self.teams.get((m.group(1), m.group(2)), set()):
+                return 200, {"state": "active", "role": "member"}, {}
+            return 404, {"message": "Not Found"}, {}
         if m := re.fullmatch(rf"/repos/{r}/pulls/(\d+)", path):
             pull = self.pulls.get(int(m.group(1)))
             return (200, pull, {}) if pull else (404, {"message": "Not Found"}, {})
