@@ -503,6 +503,81 @@ def ci_dispatch(outcome: Path, payload: Path, ref: str) -> None:
     click.echo(done)
 
 
+@ci.command("push")
+@click.argument("kind", type=click.Choice(["review", "reruns", "verdicts"]))
+@click.option(
+    "--from",
+    "source",
+    type=click.Path(exists=True, path_type=Path),
+    required=True,
+    help="review: the outcome JSON of `ci command`; reruns, verdicts: a folder of them.",
+)
+@click.option("--message", required=True, help="The commit message.")
+@click.option("--remote", default="origin", show_default=True)
+@click.option("--branch", default="main", show_default=True, help="The branch to commit to.")
+@click.option(
+    "--repo-name",
+    metavar="OWNER/NAME",
+    help="Where to open a pull request when the branch refuses the change.",
+)
+@click.option("--fallback-branch", help="Its branch [default: reproaudit/<kind>-<run id>].")
+@repo_option
+def ci_push(
+    kind: str,
+    source: Path,
+    message: str,
+    remote: str,
+    branch: str,
+    repo_name: str | None,
+    fallback_branch: str | None,
+    repo: Path,
+) -> None:
+    """Commit a review, re-run records or verdicts to the branch: fetch, re-apply, retry.
+
+    Each attempt applies the change to the branch as it is now, so two jobs at once
+    never lose either change; what the branch refuses goes to a pull request.
+    """
+    import json
+    import os
+
+    from .ci import push as pushing
+    from .ci.github import GitHub
+
+    try:
+        if kind == "review":
+            outcome = json.loads(source.read_text("utf-8"))
+            record = outcome.get("record") if isinstance(outcome, dict) else None
+            if not (isinstance(outcome, dict) and outcome.get("allowed") and record):
+                click.echo("no review or author response to record")
+                return
+            apply = pushing.apply_review(record)
+        elif kind == "reruns":
+            apply = pushing.apply_records(source)
+        else:
+            apply = pushing.apply_verdicts(source)
+        open_pull = None
+        if repo_name:
+            github = GitHub.from_env()
+
+            def open_pull(head: str, title: str, body: str) -> str:
+                return github.create_pull(repo_name, title, head, branch, body)
+
+        result = pushing.push_change(
+            repo,
+            apply,
+            message,
+            remote=remote,
+            branch=branch,
+            fallback_branch=fallback_branch
+            or f"reproaudit/{kind}-{os.environ.get('GITHUB_RUN_ID', 'local')}",
+            open_pull=open_pull,
+        )
+    except (ReproauditError, ValueError) as exc:
+        _fail(exc if isinstance(exc, ReproauditError) else ReproauditError(f"{source}: {exc}"))
+    where = f" ({result.url})" if result.url else ""
+    click.echo(f"{result.status} after {result.attempts} attempt(s): {result.message}{where}")
+
+
 @cli.command()
 @click.argument("paper", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--paper-id", required=True, help="The id for the paper file (OpenReview id).")

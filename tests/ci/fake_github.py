@@ -88,6 +88,17 @@ class FakeGitHub:
         if m := re.fullmatch(rf"/repos/{r}/pulls/(\d+)", path):
             pull = self.pulls.get(int(m.group(1)))
             return (200, pull, {}) if pull else (404, {"message": "Not Found"}, {})
+        if path == f"/repos/{self.repo}/pulls" and method == "POST":
+            number = max([*self.pulls, 0]) + 1
+            self.pulls[number] = {
+                "number": number,
+                "html_url": f"https://github.com/{self.repo}/pull/{number}",
+                "head": {"ref": body["head"], "sha": "0" * 40},
+                "base": {"ref": body["base"]},
+                "title": body["title"],
+                "body": body["body"],
+            }
+            return 201, self.pulls[number], {}
         if path == f"/repos/{self.repo}/pulls" and method == "GET":
             return self._page(path, query, [{"number": n, **p} for n, p in self.pulls.items()])
         if m := re.fullmatch(rf"/repos/{r}/contents/(.+)", path):

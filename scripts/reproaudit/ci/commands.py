@@ -392,9 +392,12 @@ def why_reviewable(ctx: Context, paper: PaperFile, logbook_id: str, claim_id: st
         if result is not None and result.falsification is not None:
             return "its falsification section names it"
         claim = paper.claim(claim_id)
-        if result is not None and claim is not None:
-            if judge_claim(claim, result, None).verdict == "falsified":
-                return "the rules judge falsifies it"
+        if (
+            result is not None
+            and claim is not None
+            and judge_claim(claim, result, None).verdict == "falsified"
+        ):
+            return "the rules judge falsifies it"
     verdict = Corpus(ctx.repo_dir).verdict(paper_id, logbook_id)
     recorded = next((c for c in verdict.claims if c.claim == claim_id), None) if verdict else None
     if recorded is not None and recorded.verdict == "falsified":
@@ -578,6 +581,9 @@ def append_review(repo_dir: Path, record: dict[str, Any]) -> Path:
             for r in load_reviews(path, layout.reviews_rel(paper_id)).reviews
         ]
     try:
+        normal = Review.model_validate(record).model_dump(mode="json")
+        if normal in existing:
+            return path  # already recorded (a re-run job): appending again would count it twice
         ReviewsFile.model_validate({"reviews": [*existing, record]})
     except ValidationError as exc:
         raise ReproauditError(

@@ -210,6 +210,15 @@ class GitHub:
             "PATCH", f"/repos/{repo}/issues/comments/{comment_id}", json={"body": body}
         ).json()
 
+    def create_pull(self, repo: str, title: str, head: str, base: str, body: str) -> str:
+        """Open a pull request from branch ``head`` into ``base``; its web address."""
+        data = self.request(
+            "POST",
+            f"/repos/{repo}/pulls",
+            json={"title": title, "head": head, "base": base, "body": body},
+        ).json()
+        return str(data.get("html_url", ""))
+
     def check_run(
         self, repo: str, head_sha: str, name: str, conclusion: str, title: str, summary: str
     ) -> dict[str, Any]:
