@@ -72,6 +72,9 @@ class FakeGitHub:
                 {"filename": f, "status": "modified"} for f in self.files.get(int(m.group(1)), [])
             ]
             return self._page(path, query, names[:MAX_LISTED_FILES])  # GitHub's cap
+        if m := re.fullmatch(rf"/repos/{r}/actions/workflows/([^/]+)/runs", path):
+            runs = [x for x in self.runs if x.get("path", "").endswith("/" + m.group(1))]
+            return 200, {"total_count": len(runs), "workflow_runs": runs}, {}
         if path == f"/repos/{self.repo}/actions/runs":
             runs = [
                 r

@@ -187,17 +187,20 @@ def workflow_run(
     run_id: int = 30433642,
     event: str = "pull_request",
     conclusion: str | None = "success",
+    workflow: str = "validate",
+    display_title: str = "Add a logbook",
 ) -> dict[str, Any]:
     """One item of ``GET /repos/{o}/{r}/actions/runs`` (``workflow_runs[]``)."""
     return {
         "id": run_id,
-        "name": "validate",
+        "name": workflow,
+        "display_title": display_title,
         "head_branch": "patch-1",
         "head_sha": head,
-        "path": ".github/workflows/validate.yml",
+        "path": f".github/workflows/{workflow}.yml",
         "run_number": 562,
         "event": event,
-        "status": "completed" if conclusion else "queued",
+        "status": "completed" if conclusion else "in_progress",
         "conclusion": conclusion,
         "workflow_id": 159038,
         "created_at": created_at,
