@@ -333,6 +333,13 @@ def ci_command(payload: Path, dry_run: bool, repo: Path) -> None:
 @click.option("--head-sha", required=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
 @click.option("--allow-outside", is_flag=True, help="Maintainers' PRs may touch other folders.")
+@click.option("--author", metavar="LOGIN", help="The PR's author: apply the ownership rule.")
+@click.option(
+    "--association",
+    default="NONE",
+    show_default=True,
+    help="The author's author_association (OWNER, MEMBER, COLLABORATOR...).",
+)
 @click.option(
     "--format",
     "fmt",
@@ -343,14 +350,27 @@ def ci_command(payload: Path, dry_run: bool, repo: Path) -> None:
 )
 @repo_option
 def ci_validate_pr(
-    base: str, pr: int, head_sha: str, out: Path, allow_outside: bool, fmt: str, repo: Path
+    base: str,
+    pr: int,
+    head_sha: str,
+    out: Path,
+    allow_outside: bool,
+    author: str | None,
+    association: str,
+    fmt: str,
+    repo: Path,
 ) -> None:
     """Validate a PR's changes, judge its logbooks (rules) and write the result artifact."""
     import json
 
+    from .ci.ownership import author_from_association
     from .ci.report import validate_pr
 
-    artifact = validate_pr(repo, base, pr, head_sha, allow_outside=allow_outside)
+    who = author_from_association(author, association) if author else None
+    try:
+        artifact = validate_pr(repo, base, pr, head_sha, allow_outside=allow_outside, author=who)
+    except ReproauditError as exc:
+        _fail(exc)
     atomic_write(out, json.dumps(artifact, indent=1) + "\n")
     problems = [Problem(**p) for p in artifact["problems"]]
     if problems:
@@ -377,8 +397,26 @@ def ci_validate_pr(
     metavar="OWNER/NAME",
     help="Post the sticky comment and a check run to this repository.",
 )
+@click.option(
+    "--git",
+    "git_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A clone to compare the base and head trees in (fetching them as objects only).",
+)
+@click.option(
+    "--team",
+    envvar="REPROAUDIT_MAINTAINERS_TEAM",
+    metavar="ORG/TEAM",
+    help="Members of this team are maintainers too [env: REPROAUDIT_MAINTAINERS_TEAM].",
+)
 def ci_report(
-    artifact: Path, event: Path | None, pr: int | None, head_sha: str | None, repo_name: str | None
+    artifact: Path,
+    event: Path | None,
+    pr: int | None,
+    head_sha: str | None,
+    repo_name: str | None,
+    git_dir: Path | None,
+    team: str | None,
 ) -> None:
     """Check the result artifact (untrusted) and render or post the PR report."""
     import json
@@ -394,7 +432,9 @@ def ci_report(
             raise click.UsageError("give --event, or both --pr and --head-sha")
         checked = load_artifact(artifact.read_bytes(), pr=pr, head_sha=head_sha)
         if repo_name:
-            result = publish_report(checked, github=github, repo=repo_name)
+            result = publish_report(
+                checked, github=github, repo=repo_name, repo_dir=git_dir, team=team or None
+            )
             click.echo(
                 f"{'updated' if result['updated'] else 'posted'} the report on PR {pr} "
                 f"({'valid' if result['ok'] else 'problems'})"

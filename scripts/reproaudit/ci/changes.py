@@ -133,3 +133,19 @@ def read_blob(repo_dir: Path, ref: str, path: str) -> bytes | None:
             Problem("file_too_large", path, None, None, f"{size} bytes at {ref[:12]}; refusing it")
         )
     return _git(repo_dir, "cat-file", "blob", spec)
+
+
+def has_commit(repo_dir: Path, sha: str) -> bool:
+    done = subprocess.run(
+        ["git", "-C", str(repo_dir), "cat-file", "-e", f"{_ref(sha)}^{{commit}}"],
+        capture_output=True,
+        timeout=60,
+    )
+    return done.returncode == 0
+
+
+def ensure_commits(repo_dir: Path, shas: list[str]) -> None:
+    """Fetch from origin the commits the checkout does not have yet."""
+    missing = [sha for sha in shas if not has_commit(repo_dir, sha)]
+    if missing:
+        fetch_commits(repo_dir, missing)

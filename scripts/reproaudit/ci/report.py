@@ -23,9 +23,12 @@ from ..models import FLAGS, VERDICTS, VerdictFile
 from ..problems import Problem, ReproauditError
 from ..repo import Corpus
 from ..validate import git_changed, validate_repo
+from .changes import Change, ensure_commits, read_blob, tree_changes
+from .ownership import Author, Ruling, author_from_api, contributor_of, rule_pr
 from .text import code, plain
 
 SCHEMA = "reproaudit-pr-result/1"
+RULE_CODES = {"not_owner", "files_not_listed"}  # who may change what: the report decides
 MARKER = "<!-- reproaudit:report"
 Short = Annotated[str, Field(max_length=2000)]
 
@@ -82,14 +85,26 @@ def outside_logbooks(files: list[str]) -> list[str]:
 
 
 def validate_pr(
-    repo: Path, base: str, pr: int, head_sha: str, *, allow_outside: bool = False
+    repo: Path,
+    base: str,
+    pr: int,
+    head_sha: str,
+    *,
+    allow_outside: bool = False,
+    author: Author | None = None,
 ) -> dict[str, Any]:
-    """Validate what the pull request changed and judge its logbooks (rules): the artifact."""
+    """Validate what the pull request changed and judge its logbooks (rules): the artifact.
+
+    With ``author``, who may change what follows the one rule of ``ownership``.
+    """
     repo = Path(repo)
     files, git_problems = git_changed(repo, base)
     report = validate_repo(repo, changed_from=base)
     problems = [*git_problems, *report.problems]
     outside = [] if allow_outside else outside_logbooks(files)
+    if author is not None:
+        ruling = rule_pr([Change(f, "M") for f in files], author, git_owner_at(repo, base, "HEAD"))
+        outside, problems = ruling.outside, [*problems, *ruling.problems]
     verdicts = []
     books = sorted(
         {
@@ -184,10 +199,21 @@ def load_artifact(raw: bytes, *, pr: int, head_sha: str) -> Artifact:
     return artifact
 
 
-def render_comment(artifact: Artifact, *, outside: list[str] | None = None) -> str:
-    """The sticky comment: marker, one-sentence outcome, files, verdicts, how to reproduce."""
+def render_comment(
+    artifact: Artifact,
+    *,
+    outside: list[str] | None = None,
+    extra: list[Problem] | None = None,
+    notes: list[str] | None = None,
+) -> str:
+    """The sticky comment: marker, one-sentence outcome, files, verdicts, how to reproduce.
+
+    ``outside``, ``extra`` and ``notes`` come from the report's own checks (base-branch
+    code): they add to what the untrusted artifact says, never take away from it.
+    """
     outside = sorted(set(artifact.outside) | set(outside or []))
-    errors = [p for p in artifact.problems if p.severity == "error"]
+    problems = [*artifact.problems, *(ArtifactProblem(**asdict(p)) for p in extra or [])]
+    errors = [p for p in problems if p.severity == "error"]
     ok = not errors and not outside
     status = "ok" if ok else "fail"
     lines = [f"{MARKER} status={status} sha={artifact.head_sha} -->", "## reproaudit", ""]
@@ -213,8 +239,10 @@ def render_comment(artifact: Artifact, *, outside: list[str] | None = None) -> s
             "",
         ]
         lines += [f"- ❌ {code(f)}" for f in outside[:50]]
+    for note in notes or []:
+        lines += ["", f"ℹ️ {plain(note, 500)}"]
     by_file: dict[str, list[ArtifactProblem]] = defaultdict(list)
-    for problem in artifact.problems:
+    for problem in problems:
         by_file[problem.path].append(problem)
     for path in sorted(by_file):
         lines += ["", f"### {code(path)}", ""]
@@ -301,10 +329,31 @@ def pr_of_workflow_run(event: dict[str, Any], github: Any) -> tuple[int, str]:
     )
 
 
-def publish_report(artifact: Artifact, *, github: Any, repo: str) -> dict[str, Any]:
-    """Post or update the sticky comment and create the check run (base-branch code)."""
-    files = github.pull_files(repo, artifact.pr)  # re-checked here: the artifact is untrusted
-    body = render_comment(artifact, outside=outside_logbooks(files))
+def publish_report(
+    artifact: Artifact,
+    *,
+    github: Any,
+    repo: str,
+    repo_dir: Path | None = None,
+    team: str | None = None,
+) -> dict[str, Any]:
+    """Post or update the sticky comment and create the check run (base-branch code).
+
+    Who may change what is decided again here, from trusted facts: the changed paths
+    from the base and head trees (``repo_dir``, a git checkout) or else from the files
+    API when it lists them all, and the author's permission.
+    """
+    ruling = check_pr_changes(artifact, github=github, repo=repo, repo_dir=repo_dir, team=team)
+    # the rule is decided here, from trusted facts; the artifact's view of it is dropped
+    artifact = artifact.model_copy(
+        update={
+            "outside": [],
+            "problems": [p for p in artifact.problems if p.code not in RULE_CODES],
+        }
+    )
+    body = render_comment(
+        artifact, outside=ruling.outside, extra=ruling.problems, notes=ruling.notes
+    )
     existing = find_sticky(github.issue_comments(repo, artifact.pr))
     if existing is not None:
         github.edit_comment(repo, int(existing["id"]), body)
@@ -323,3 +372,59 @@ def publish_report(artifact: Artifact, *, github: Any, repo: str) -> dict[str, A
         body,
     )
     return {"ok": ok, "updated": existing is not None, "comment": body}
+
+
+# --- who may change what (the ownership rule, from trusted facts) -------------------------
+
+
+def git_owner_at(repo_dir: Path, base: str, head: str) -> Any:
+    """``owner_at`` for ``rule_pr``: a logbook's contributor at ``base`` or ``head`` (git)."""
+
+    def owner_at(side: str, rel: str) -> str | None:
+        return contributor_of(read_blob(repo_dir, base if side == "base" else head, rel), rel)
+
+    return owner_at
+
+
+def check_pr_changes(
+    artifact: Artifact, *, github: Any, repo: str, repo_dir: Path | None, team: str | None
+) -> Ruling:
+    """The ownership rule for the artifact's PR and head, from the API and git (trusted)."""
+    pull = github.pull(repo, artifact.pr)
+    base, head = str(pull["base"]["sha"]), artifact.head_sha
+    author = author_from_api(
+        github,
+        repo,
+        str(pull["user"]["login"]),
+        str(pull.get("author_association") or "NONE"),
+        team,
+    )
+    incomplete: list[Problem] = []
+    if repo_dir is not None:
+        ensure_commits(repo_dir, [base, head])
+        changes = tree_changes(repo_dir, base, head)
+        owner_at = git_owner_at(repo_dir, base, head)
+    else:
+        files, complete = github.pull_files_complete(repo, artifact.pr)
+        changes = [Change(f, "M") for f in files]
+        if not complete:
+            incomplete.append(
+                Problem(
+                    "files_not_listed",
+                    f"pull request {artifact.pr}",
+                    None,
+                    None,
+                    f"GitHub lists {len(files)} of the files this pull request changes "
+                    f"({pull.get('changed_files')}); it cannot be checked completely",
+                    "split it into pull requests of fewer than 3,000 files",
+                )
+            )
+
+        def owner_at(side: str, rel: str) -> str | None:
+            return contributor_of(
+                github.file_text(repo, rel, base if side == "base" else head), rel
+            )
+
+    ruling = rule_pr(changes, author, owner_at)
+    ruling.problems[:0] = incomplete
+    return ruling
