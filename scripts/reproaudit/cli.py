@@ -27,6 +27,28 @@ def _fail(exc: ReproauditError) -> None:
     raise SystemExit(1)
 
 
+def _corpus_gate(repo: Path, strict: bool) -> None:
+    """With --strict, fail (a line per file) on what validate rejects; else say what is left out."""
+    from .corpus_check import check_corpus
+
+    check = check_corpus(repo)
+    if check.ok:
+        return
+    if strict:
+        for line in check.lines():
+            click.echo(line, err=True)
+        click.echo(f"--strict: {len(check.by_file())} file(s) with problems", err=True)
+        raise SystemExit(1)
+    click.echo(check.summary(), err=True)
+
+
+strict_option = click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail, one line per file, on anything `validate` would report.",
+)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="reproaudit")
 def cli() -> None:
@@ -184,14 +206,16 @@ def judge(
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON.")
+@strict_option
 @repo_option
-def stats(as_json: bool, repo: Path) -> None:
+def stats(as_json: bool, strict: bool, repo: Path) -> None:
     """Print the headline table: papers per bucket, claims per fold.
 
     Reads verdict files as they are; it never judges.
     """
     import json
 
+    _corpus_gate(repo, strict)
     from .fold import fold, format_stats
     from .fold import stats as headline
     from .records import load_tables
@@ -217,14 +241,18 @@ def stats(as_json: bool, repo: Path) -> None:
 )
 @click.option("--serve", is_flag=True, help="Then serve the site on http://127.0.0.1:8000/.")
 @click.option("--port", type=int, default=8000, show_default=True)
+@strict_option
 @repo_option
-def build(out: Path | None, papers: tuple[str, ...], serve: bool, port: int, repo: Path) -> None:
+def build(
+    out: Path | None, papers: tuple[str, ...], serve: bool, port: int, strict: bool, repo: Path
+) -> None:
     """Build the public site with mkdocs-material (strict).
 
     Logbooks without a verdict are judged first, offline (rules mode).
     """
     from .site.build import build_site
 
+    _corpus_gate(repo, strict)
     try:
         report = build_site(repo, out, papers=list(papers) or None)
     except ReproauditError as exc:
@@ -264,11 +292,13 @@ def _serve(folder: Path, port: int) -> None:
     default=Path("export"),
     show_default=True,
 )
+@strict_option
 @repo_option
-def export(formats: tuple[str, ...], out: Path, repo: Path) -> None:
+def export(formats: tuple[str, ...], out: Path, strict: bool, repo: Path) -> None:
     """Write the claims x verdicts table as CSV, Parquet and/or JSON Lines."""
     from .export import FORMATS, corpus_frame, write_export
 
+    _corpus_gate(repo, strict)
     frame = corpus_frame(repo)
     for path in write_export(frame, out, formats or FORMATS):
         click.echo(f"wrote {path} ({len(frame)} rows)")
