@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Literal
 
+from .. import problems as P
 from ..loader import parse_yaml
 from ..problems import Problem, ReproauditError
 from .changes import Change
@@ -173,4 +174,4 @@ def _not_owner(book: str, login: str, base: str | None, head: str | None) -> Pro
             f"pull request is by {login}"
         )
         hint = f"set contributor.github: {login}, or let {head} open the pull request"
-    return Problem("not_owner", book, None, "logbook.contributor.github", message, hint)
+    return Problem(P.NOT_OWNER, book, None, "logbook.contributor.github", message, hint)

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .. import layout
+from .. import problems as P
 from ..judge.run import judge_repo
 from ..models import FLAGS, VERDICTS, VerdictFile
 from ..problems import Problem, ReproauditError
@@ -28,7 +29,7 @@ from .ownership import Author, Ruling, author_from_api, contributor_of, rule_pr
 from .text import code, plain
 
 SCHEMA = "reproaudit-pr-result/1"
-RULE_CODES = {"not_owner", "files_not_listed"}  # who may change what: the report decides
+RULE_CODES = {P.NOT_OWNER, P.FILES_NOT_LISTED}  # who may change what: the report decides
 MARKER = "<!-- reproaudit:report"
 Short = Annotated[str, Field(max_length=2000)]
 
@@ -410,7 +411,7 @@ def check_pr_changes(
         if not complete:
             incomplete.append(
                 Problem(
-                    "files_not_listed",
+                    P.FILES_NOT_LISTED,
                     f"pull request {artifact.pr}",
                     None,
                     None,
