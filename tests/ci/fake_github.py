@@ -36,6 +36,7 @@ class FakeGitHub:
         self.teams: dict[tuple[str, str], set[str]] = {}  # (org, team slug) -> logins
         self.requests: list[tuple[str, str, Any]] = []
         self.fail_first = 0
+        self.after: list[Any] = []  # callables (method, path) run after each answer
         self._ids = 1000
         self._lock = threading.Lock()
         self._http = LocalServer(self._handler())
@@ -182,6 +183,8 @@ class FakeGitHub:
                         else json.dumps(payload).encode()
                     )
                 )
+                for hook in fake.after:
+                    hook(method, parsed.path)
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))

@@ -184,6 +184,19 @@ def test_review_binds_to_the_logbook_the_pr_held_at_the_comment(
     assert not (base_repo / "verdicts/Kp4rT9vQ2x/reviews.yaml").exists()
 
 
+def test_a_push_while_the_command_is_read_is_caught(
+    comment_event, client, base_repo, github_api
+) -> None:
+    def push_during_the_files_read(method: str, path: str) -> None:
+        if path.endswith("/files"):
+            github_api.pulls[PR]["head"]["sha"] = "f" * 40
+
+    github_api.after.append(push_during_the_files_read)
+    outcome = run(comment_event("/review confirm C1"), client(), base_repo)
+    assert (outcome.allowed, outcome.reason) == (False, "head_moved")
+    assert outcome.reply.startswith(f"Not recorded: the head moved to `{'f' * 40}`")
+
+
 def test_review_names_the_logbook_when_the_pr_holds_several(
     comment_event, client, base_repo, github_api
 ) -> None:

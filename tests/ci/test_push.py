@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from reproaudit.ci.push import ApplyConflict, apply_records, apply_review, push_change
+from reproaudit.ci.push import (
+    ApplyConflict,
+    apply_records,
+    apply_review,
+    apply_verdicts,
+    push_change,
+)
 from reproaudit.problems import ReproauditError
 from tests.gitutil import git
 
@@ -252,3 +258,17 @@ def test_records_replace_the_folder_whole(origin: Path, tmp_path: Path) -> None:
     assert sorted(p.name for p in (work / "reruns" / PAPER / "carol-paging-1").iterdir()) == [
         "run.json"
     ]
+
+
+def test_verdicts_never_replace_a_later_judgement(tmp_path: Path) -> None:
+    src, work = tmp_path / "src" / PAPER, tmp_path / "work" / "verdicts" / PAPER
+    src.mkdir(parents=True)
+    work.mkdir(parents=True)
+    (src / "carol-paging-1.yaml").write_text("judged_at: '2026-07-21T10:00:00Z'\n")
+    (src / "bob-paging-1.yaml").write_text("judged_at: '2026-07-21T10:00:00Z'\n")
+    (src / "reviews.yaml").write_text("reviews: []\n")
+    (work / "carol-paging-1.yaml").write_text("judged_at: '2026-07-21T11:00:00Z'\n")
+    written = apply_verdicts(tmp_path / "src")(tmp_path / "work")
+    assert written == [f"verdicts/{PAPER}/bob-paging-1.yaml"]
+    assert "11:00" in (work / "carol-paging-1.yaml").read_text()
+    assert not (work / "reviews.yaml").exists()  # reviews go through apply_review only
