@@ -268,7 +268,13 @@ def test_verdicts_never_replace_a_later_judgement(tmp_path: Path) -> None:
     (src / "bob-paging-1.yaml").write_text("judged_at: '2026-07-21T10:00:00Z'\n")
     (src / "reviews.yaml").write_text("reviews: []\n")
     (work / "carol-paging-1.yaml").write_text("judged_at: '2026-07-21T11:00:00Z'\n")
+    (src / "gone-paging-1.yaml").write_text("judged_at: '2026-07-21T10:00:00Z'\n")
+    books = tmp_path / "work" / "logbooks" / PAPER
+    books.mkdir(parents=True)
+    for name in ("carol-paging-1.yaml", "bob-paging-1.yaml"):
+        (books / name).write_text("logbook: {}\n")
     written = apply_verdicts(tmp_path / "src")(tmp_path / "work")
     assert written == [f"verdicts/{PAPER}/bob-paging-1.yaml"]
+    assert not (work / "gone-paging-1.yaml").exists()
     assert "11:00" in (work / "carol-paging-1.yaml").read_text()
     assert not (work / "reviews.yaml").exists()  # reviews go through apply_review only

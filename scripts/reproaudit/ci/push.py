@@ -288,7 +288,8 @@ def apply_records(source: Path) -> Apply:
 
 
 def apply_verdicts(source: Path) -> Apply:
-    """Copy verdict files into ``verdicts/``, never over one judged later than them."""
+    """Copy verdict files into ``verdicts/``: never over one judged later, nor for a
+    logbook that is gone from the branch."""
     source = Path(source)
 
     def apply(work: Path) -> list[str]:
@@ -300,6 +301,10 @@ def apply_verdicts(source: Path) -> Apply:
             if name == "reviews.yaml" or not _ID.fullmatch(paper) or not _ID.fullmatch(name):
                 continue
             target = work / "verdicts" / paper / name
+            if not (work / "logbooks" / paper / name).is_file():
+                continue  # the logbook was deleted meanwhile: its verdict would be an orphan
+            if target.is_file() and target.read_bytes() == path.read_bytes():
+                continue
             if target.is_file():
                 mine = yaml.safe_load(path.read_text("utf-8")) or {}
                 theirs = yaml.safe_load(target.read_text("utf-8")) or {}
