@@ -137,7 +137,13 @@ def push_change(
                 return PushResult("nothing", attempt, None, "nothing changed")
             _commit(work, message)
             pushed = _run(
-                work, "push", "--porcelain", remote, f"HEAD:refs/heads/{branch}", check=False
+                work,
+                "push",
+                "--porcelain",
+                "--end-of-options",
+                remote,
+                f"HEAD:refs/heads/{branch}",
+                check=False,
             )
             if pushed.returncode == 0:
                 sha = _run(work, "rev-parse", "HEAD").stdout.strip()
@@ -174,7 +180,7 @@ def push_change(
 
 
 def _fetch(work: Path, remote: str, branch: str) -> str:
-    _run(work, "fetch", "--no-tags", "--quiet", remote, f"refs/heads/{branch}")
+    _run(work, "fetch", "--no-tags", "--quiet", "--end-of-options", remote, f"refs/heads/{branch}")
     return _run(work, "rev-parse", "FETCH_HEAD").stdout.strip()
 
 
@@ -224,7 +230,15 @@ def _fallback(
                 "pull request in, or re-run the job",
             )
         )
-    _run(work, "push", "--quiet", "--force", remote, f"HEAD:refs/heads/{fallback_branch}")
+    _run(
+        work,
+        "push",
+        "--quiet",
+        "--force",
+        "--end-of-options",
+        remote,
+        f"HEAD:refs/heads/{fallback_branch}",
+    )
     body = (
         f"{why}.\n\nSo this change, made by a reproaudit workflow, waits here instead of on "
         f"`{branch}`. It was re-applied on `{branch}` as it was at the last attempt; merge it "
