@@ -87,7 +87,7 @@ def push_change(
     *,
     remote: str = "origin",
     branch: str = "main",
-    attempts: int = 6,
+    attempts: int = 8,
     backoff: float = 2.0,
     fallback_branch: str | None = None,
     open_pull: OpenPull | None = None,
