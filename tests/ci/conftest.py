@@ -1,4 +1,4 @@
-"""Fixtures for the GitHub flow: real webhook payloads, a fake REST API, a base checkout."""
+"""Fixtures for the GitHub flow: payloads in GitHub's shapes, a fake REST API, a base checkout."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ from typing import Any, Literal
 from .github import GitHub
 
 Status = Literal["before", "after", "unknown"]
-REWRITE_EVENTS = ("head_ref_force_pushed", "head_ref_restored")
+REWRITE_EVENTS = ("head_ref_force_pushed", "head_ref_deleted", "head_ref_restored")
 
 
 @dataclass(frozen=True)
