@@ -23,7 +23,10 @@ def test_runs_of_other_commits_and_events_prove_nothing() -> None:
         payloads.workflow_run(HEAD, created_at="2026-07-21T09:00:00Z", event="workflow_dispatch"),
     ]
     check = decide(HEAD, AT, runs, [payloads.committed(HEAD, "2020-01-01T00:00:00Z")])
-    assert (check.status, check.why) == ("unknown", "no workflow run shows when it was pushed")
+    assert (check.status, check.why) == (
+        "unknown",
+        "may have been pushed after your comment: no workflow run dates it",
+    )
 
 
 def test_unreadable_times_are_not_evidence() -> None:

@@ -141,7 +141,7 @@ def test_reproduce_refuses_a_head_pushed_after_the_comment(
     assert (outcome.allowed, outcome.reason) == (False, "head_moved")
     assert outcome.head_sha is None
     assert outcome.reply == (
-        f"Not approved: the head of this pull request, `{HEAD}`, it was pushed after the "
+        f"Not approved: the head of this pull request, `{HEAD}`, was pushed after your "
         "comment was written, so it may not be the commit you reviewed. If it is, type "
         f"`/reproduce {HEAD}`."
     )
@@ -166,7 +166,7 @@ def test_a_force_push_after_the_comment_cancels_the_approval(
     github_api.timelines[PR] = [payloads.force_pushed("2026-07-21T10:00:05Z")]
     outcome = run(comment_event("/reproduce"), client(), base_repo)
     assert (outcome.allowed, outcome.reason) == (False, "head_moved")
-    assert "rewritten (head_ref_force_pushed) after it" in outcome.reply
+    assert "a rewrite of the branch (head_ref_force_pushed) after your comment" in outcome.reply
     github_api.timelines[PR] = [payloads.force_pushed("2026-07-21T09:59:00Z")]
     assert run(comment_event("/reproduce"), client(), base_repo).allowed
 

@@ -52,13 +52,15 @@ def decide(
     """Whether ``head`` was the pushed head at ``comment_at``, from runs and timeline events."""
     written = parse_time(comment_at)
     if written is None:
-        return HeadCheck(head, "unknown", "the comment's time is unreadable")
+        return HeadCheck(head, "unknown", "cannot be dated against your comment (unreadable time)")
     for item in timeline:
         if item.get("event") in REWRITE_EVENTS:
             when = parse_time(item.get("created_at"))
             if when is None or when > written:
                 return HeadCheck(
-                    head, "after", f"the branch was rewritten ({item.get('event')}) after it"
+                    head,
+                    "after",
+                    f"came with a rewrite of the branch ({item.get('event')}) after your comment",
                 )
     times = [
         t
@@ -67,11 +69,13 @@ def decide(
         if (t := parse_time(run.get("created_at"))) is not None
     ]
     if not times:
-        return HeadCheck(head, "unknown", "no workflow run shows when it was pushed")
+        return HeadCheck(
+            head, "unknown", "may have been pushed after your comment: no workflow run dates it"
+        )
     first = min(times)
     if first > written:
-        return HeadCheck(head, "after", "it was pushed after the comment was written")
-    return HeadCheck(head, "before", "it was pushed before the comment was written")
+        return HeadCheck(head, "after", "was pushed after your comment was written")
+    return HeadCheck(head, "before", "was pushed before your comment was written")
 
 
 def head_at_comment(github: GitHub, repo: str, number: int, comment_at: str) -> HeadCheck:
