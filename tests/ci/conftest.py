@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,9 +15,12 @@ from tests.ci import payloads as payloads_mod
 from tests.ci.fake_github import FakeGitHub
 
 ROOT = Path(__file__).resolve().parents[2]
-# the real webhook examples: beside the main checkout, or beside the worktrees' parent
-SHARED = [ROOT.parent / "shared", ROOT.parent.parent / "shared"]
-PAYLOADS = next((p / "fixtures" / "github" for p in SHARED if (p / "fixtures").is_dir()), SHARED[0])
+# the real webhook examples: $REPROAUDIT_SHARED_FIXTURES, or shared/fixtures beside the
+# checkout (or beside the worktrees' folder)
+_FIXTURES = [Path(os.environ.get("REPROAUDIT_SHARED_FIXTURES") or ROOT.parent / "shared/fixtures")]
+if "REPROAUDIT_SHARED_FIXTURES" not in os.environ:
+    _FIXTURES.append(ROOT.parent.parent / "shared" / "fixtures")
+PAYLOADS = next((p for p in _FIXTURES if p.is_dir()), _FIXTURES[0]) / "github"
 HEAD = payloads_mod.HEAD
 PR = payloads_mod.PR
 
