@@ -111,6 +111,8 @@ def test_a_rerun_is_never_cancelled_and_stores_on_current_main() -> None:
     checkout = reproduce["jobs"]["store"]["steps"][0]
     assert checkout["with"]["ref"] == "${{ github.event.repository.default_branch }}"
     assert load("site.yml")["concurrency"]["cancel-in-progress"] is False
+    # no comment's command is dropped for another's
+    assert load("commands.yml")["concurrency"]["group"] == "commands-${{ github.event.comment.id }}"
 
 
 def test_the_report_compares_trees_and_the_site_builds_strict() -> None:
