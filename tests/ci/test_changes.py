@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reproaudit.ci.changes import Change, read_blob, tree_changes
+from reproaudit.ci.changes import BlobReader, Change, read_blob, tree_changes
 from reproaudit.ci.report import load_artifact, publish_report
 from reproaudit.problems import ReproauditError
 from tests.ci import payloads
@@ -104,3 +104,14 @@ def test_the_report_refuses_the_padded_pr(padded, github_api, client) -> None:
 def test_names_are_data(tmp_path: Path) -> None:
     with pytest.raises(ReproauditError, match="is not a commit or branch name"):
         tree_changes(tmp_path, "--output=/tmp/x", "HEAD")
+
+
+def test_one_reader_for_many_files(padded) -> None:
+    repo, base, head, _ = padded
+    with BlobReader(repo) as reader:
+        assert reader.read(head, "scripts/judge.py") == b"VERDICT = 'verified'  # always\n"
+        assert reader.read(base, "scripts/judge.py") == b"VERDICT = 'honest'\n"
+        assert reader.read(base, f"{BOOK}/pad0001.txt") is None  # not there yet
+        assert reader.read(head, BOOK) is None  # a folder, not a file
+        assert reader.read(head, "scripts/judge.py\nHEAD:scripts/judge.py") is None
+        assert reader.read(head, f"{BOOK}/pad2999.txt") == b"padding\n"

@@ -24,7 +24,7 @@ from ..models import FLAGS, VERDICTS, VerdictFile
 from ..problems import Problem, ReproauditError
 from ..repo import Corpus
 from ..validate import git_changed, validate_repo
-from .changes import Change, ensure_commits, read_blob, tree_changes
+from .changes import BlobReader, Change, ensure_commits, tree_changes
 from .ownership import Author, Ruling, author_from_api, contributor_of, rule_pr
 from .text import code, plain
 
@@ -104,7 +104,10 @@ def validate_pr(
     problems = [*git_problems, *report.problems]
     outside = [] if allow_outside else outside_logbooks(files)
     if author is not None:
-        ruling = rule_pr([Change(f, "M") for f in files], author, git_owner_at(repo, base, "HEAD"))
+        with BlobReader(repo) as reader:
+            ruling = rule_pr(
+                [Change(f, "M") for f in files], author, git_owner_at(reader, base, "HEAD")
+            )
         outside, problems = ruling.outside, [*problems, *ruling.problems]
     verdicts = []
     books = sorted(
@@ -378,11 +381,11 @@ def publish_report(
 # --- who may change what (the ownership rule, from trusted facts) -------------------------
 
 
-def git_owner_at(repo_dir: Path, base: str, head: str) -> Any:
+def git_owner_at(reader: BlobReader, base: str, head: str) -> Any:
     """``owner_at`` for ``rule_pr``: a logbook's contributor at ``base`` or ``head`` (git)."""
 
     def owner_at(side: str, rel: str) -> str | None:
-        return contributor_of(read_blob(repo_dir, base if side == "base" else head, rel), rel)
+        return contributor_of(reader.read(base if side == "base" else head, rel), rel)
 
     return owner_at
 
@@ -400,32 +403,29 @@ def check_pr_changes(
         str(pull.get("author_association") or "NONE"),
         team,
     )
-    incomplete: list[Problem] = []
     if repo_dir is not None:
         ensure_commits(repo_dir, [base, head])
-        changes = tree_changes(repo_dir, base, head)
-        owner_at = git_owner_at(repo_dir, base, head)
-    else:
-        files, complete = github.pull_files_complete(repo, artifact.pr)
-        changes = [Change(f, "M") for f in files]
-        if not complete:
-            incomplete.append(
-                Problem(
-                    P.FILES_NOT_LISTED,
-                    f"pull request {artifact.pr}",
-                    None,
-                    None,
-                    f"GitHub lists {len(files)} of the files this pull request changes "
-                    f"({pull.get('changed_files')}); it cannot be checked completely",
-                    "split it into pull requests of fewer than 3,000 files",
-                )
+        with BlobReader(repo_dir) as reader:
+            return rule_pr(
+                tree_changes(repo_dir, base, head), author, git_owner_at(reader, base, head)
             )
 
-        def owner_at(side: str, rel: str) -> str | None:
-            return contributor_of(
-                github.file_text(repo, rel, base if side == "base" else head), rel
-            )
+    def owner_at(side: str, rel: str) -> str | None:
+        return contributor_of(github.file_text(repo, rel, base if side == "base" else head), rel)
 
-    ruling = rule_pr(changes, author, owner_at)
-    ruling.problems[:0] = incomplete
+    files, complete = github.pull_files_complete(repo, artifact.pr)
+    ruling = rule_pr([Change(f, "M") for f in files], author, owner_at)
+    if not complete:
+        ruling.problems.insert(
+            0,
+            Problem(
+                P.FILES_NOT_LISTED,
+                f"pull request {artifact.pr}",
+                None,
+                None,
+                f"GitHub lists {len(files)} of the files this pull request changes "
+                f"({pull.get('changed_files')}); it cannot be checked completely",
+                "split it into pull requests of fewer than 3,000 files",
+            ),
+        )
     return ruling
