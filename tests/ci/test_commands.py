@@ -95,6 +95,15 @@ def test_a_listed_author_answers(comment_event, client, base_repo) -> None:
     assert saved["reviews"][0]["by"] == "IvanDerMeer"
 
 
+def test_a_misspelt_stance_gets_a_suggestion(comment_event, client, base_repo) -> None:
+    outcome = run(comment_event("/review confrim C1"), client(), base_repo)
+    assert outcome.reply == (
+        "Did you mean `confirm`? Type `/review confirm C1 [why]` or `/review reject C1 [why]`."
+    )
+    outcome = run(comment_event("/author disagre C1 no", "ivandermeer"), client(), base_repo)
+    assert outcome.reply.startswith("Did you mean `disagree`? Type `/author agree C1 ...`")
+
+
 def test_fixed_needs_a_link(comment_event, client, base_repo) -> None:
     outcome = run(comment_event("/author fixed C1 we fixed it", "ivandermeer"), client(), base_repo)
     assert (outcome.allowed, outcome.reason) == (False, "usage")

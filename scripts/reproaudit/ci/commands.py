@@ -154,6 +154,12 @@ def parse_command(body: str) -> tuple[str, list[str], str] | None:
     return None
 
 
+def _near(words: list[str], choices: tuple[str, ...]) -> str:
+    """'Did you mean `confirm`? ' for a near miss of a command's first word, else ''."""
+    close = difflib.get_close_matches(words[0].lower(), choices, n=1) if words else []
+    return f"Did you mean `{close[0]}`? " if close else ""
+
+
 def did_you_mean(name: str) -> str:
     """'Did you mean `/review`?' for a near miss of a command name, else ''."""
     close = difflib.get_close_matches(name.lower(), list(HANDLERS), n=1, cutoff=0.6)
@@ -445,7 +451,10 @@ def _free_text(rest: str, skip_words: int) -> str:
 def _review(ctx: Context, words: list[str], rest: str) -> Outcome:
     if not words or words[0] not in ("confirm", "reject"):
         return refuse(
-            "review", "usage", "Type `/review confirm C1 [why]` or `/review reject C1 [why]`."
+            "review",
+            "usage",
+            _near(words, ("confirm", "reject"))
+            + "Type `/review confirm C1 [why]` or `/review reject C1 [why]`.",
         )
     target = _target(ctx, "review", words[1] if len(words) > 1 else None)
     if isinstance(target, Outcome):
@@ -485,7 +494,8 @@ def _author(ctx: Context, words: list[str], rest: str) -> Outcome:
         return refuse(
             "author",
             "usage",
-            "Type `/author agree C1 ...`, `/author disagree C1 ...` "
+            _near(words, ("agree", "disagree", "fixed"))
+            + "Type `/author agree C1 ...`, `/author disagree C1 ...` "
             "or `/author fixed C1 <link> ...`.",
         )
     target = _target(ctx, "author", words[1] if len(words) > 1 else None)
