@@ -28,6 +28,28 @@ def _fail(exc: ReproauditError) -> None:
     raise SystemExit(1)
 
 
+def _corpus_gate(repo: Path, strict: bool) -> None:
+    """With --strict, fail (a line per file) on what validate rejects; else say what is left out."""
+    from .corpus_check import check_corpus
+
+    check = check_corpus(repo)
+    if check.ok:
+        return
+    if strict:
+        for line in check.lines():
+            click.echo(line, err=True)
+        click.echo(f"--strict: {len(check.by_file())} file(s) with problems", err=True)
+        raise SystemExit(1)
+    click.echo(check.summary(), err=True)
+
+
+strict_option = click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail, one line per file, on anything `validate` would report.",
+)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="reproaudit")
 def cli() -> None:
@@ -185,14 +207,16 @@ def judge(
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON.")
+@strict_option
 @repo_option
-def stats(as_json: bool, repo: Path) -> None:
+def stats(as_json: bool, strict: bool, repo: Path) -> None:
     """Print the headline table: papers per bucket, claims per fold.
 
     Reads verdict files as they are; it never judges.
     """
     import json
 
+    _corpus_gate(repo, strict)
     from .fold import fold, format_stats
     from .fold import stats as headline
     from .records import load_tables
@@ -218,8 +242,11 @@ def stats(as_json: bool, repo: Path) -> None:
 )
 @click.option("--serve", is_flag=True, help="Then serve the site on http://127.0.0.1:8000/.")
 @click.option("--port", type=int, default=8000, show_default=True)
+@strict_option
 @repo_option
-def build(out: Path | None, papers: tuple[str, ...], serve: bool, port: int, repo: Path) -> None:
+def build(
+    out: Path | None, papers: tuple[str, ...], serve: bool, port: int, strict: bool, repo: Path
+) -> None:
     """Build the public site with mkdocs-material (strict).
 
     Logbooks without a verdict are judged in memory, offline (rules mode); nothing is
@@ -227,6 +254,7 @@ def build(out: Path | None, papers: tuple[str, ...], serve: bool, port: int, rep
     """
     from .site.build import build_site
 
+    _corpus_gate(repo, strict)
     try:
         report = build_site(repo, out, papers=list(papers) or None)
     except ReproauditError as exc:
@@ -266,11 +294,13 @@ def _serve(folder: Path, port: int) -> None:
     default=Path("export"),
     show_default=True,
 )
+@strict_option
 @repo_option
-def export(formats: tuple[str, ...], out: Path, repo: Path) -> None:
+def export(formats: tuple[str, ...], out: Path, strict: bool, repo: Path) -> None:
     """Write the claims x verdicts table as CSV, Parquet and/or JSON Lines."""
     from .export import FORMATS, corpus_frame, write_export
 
+    _corpus_gate(repo, strict)
     frame = corpus_frame(repo)
     for path in write_export(frame, out, formats or FORMATS):
         click.echo(f"wrote {path} ({len(frame)} rows)")
@@ -335,6 +365,13 @@ def ci_command(payload: Path, dry_run: bool, repo: Path) -> None:
 @click.option("--head-sha", required=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
 @click.option("--allow-outside", is_flag=True, help="Maintainers' PRs may touch other folders.")
+@click.option("--author", metavar="LOGIN", help="The PR's author: apply the ownership rule.")
+@click.option(
+    "--association",
+    default="NONE",
+    show_default=True,
+    help="The author's author_association (OWNER, MEMBER, COLLABORATOR...).",
+)
 @click.option(
     "--format",
     "fmt",
@@ -345,14 +382,27 @@ def ci_command(payload: Path, dry_run: bool, repo: Path) -> None:
 )
 @repo_option
 def ci_validate_pr(
-    base: str, pr: int, head_sha: str, out: Path, allow_outside: bool, fmt: str, repo: Path
+    base: str,
+    pr: int,
+    head_sha: str,
+    out: Path,
+    allow_outside: bool,
+    author: str | None,
+    association: str,
+    fmt: str,
+    repo: Path,
 ) -> None:
     """Validate a PR's changes, judge its logbooks (rules) and write the result artifact."""
     import json
 
+    from .ci.ownership import author_from_association
     from .ci.report import validate_pr
 
-    artifact = validate_pr(repo, base, pr, head_sha, allow_outside=allow_outside)
+    who = author_from_association(author, association) if author else None
+    try:
+        artifact = validate_pr(repo, base, pr, head_sha, allow_outside=allow_outside, author=who)
+    except ReproauditError as exc:
+        _fail(exc)
     atomic_write(out, json.dumps(artifact, indent=1) + "\n")
     problems = [Problem(**p) for p in artifact["problems"]]
     if problems:
@@ -379,8 +429,26 @@ def ci_validate_pr(
     metavar="OWNER/NAME",
     help="Post the sticky comment and a check run to this repository.",
 )
+@click.option(
+    "--git",
+    "git_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A clone to compare the base and head trees in (fetching them as objects only).",
+)
+@click.option(
+    "--team",
+    envvar="REPROAUDIT_MAINTAINERS_TEAM",
+    metavar="ORG/TEAM",
+    help="Members of this team are maintainers too [env: REPROAUDIT_MAINTAINERS_TEAM].",
+)
 def ci_report(
-    artifact: Path, event: Path | None, pr: int | None, head_sha: str | None, repo_name: str | None
+    artifact: Path,
+    event: Path | None,
+    pr: int | None,
+    head_sha: str | None,
+    repo_name: str | None,
+    git_dir: Path | None,
+    team: str | None,
 ) -> None:
     """Check the result artifact (untrusted) and render or post the PR report."""
     import json
@@ -396,7 +464,9 @@ def ci_report(
             raise click.UsageError("give --event, or both --pr and --head-sha")
         checked = load_artifact(artifact.read_bytes(), pr=pr, head_sha=head_sha)
         if repo_name:
-            result = publish_report(checked, github=github, repo=repo_name)
+            result = publish_report(
+                checked, github=github, repo=repo_name, repo_dir=git_dir, team=team or None
+            )
             click.echo(
                 f"{'updated' if result['updated'] else 'posted'} the report on PR {pr} "
                 f"({'valid' if result['ok'] else 'problems'})"
@@ -503,6 +573,81 @@ def ci_dispatch(outcome: Path, payload: Path, ref: str) -> None:
     except ReproauditError as exc:
         _fail(exc)
     click.echo(done)
+
+
+@ci.command("push")
+@click.argument("kind", type=click.Choice(["review", "reruns", "verdicts"]))
+@click.option(
+    "--from",
+    "source",
+    type=click.Path(exists=True, path_type=Path),
+    required=True,
+    help="review: the outcome JSON of `ci command`; reruns, verdicts: a folder of them.",
+)
+@click.option("--message", required=True, help="The commit message.")
+@click.option("--remote", default="origin", show_default=True)
+@click.option("--branch", default="main", show_default=True, help="The branch to commit to.")
+@click.option(
+    "--repo-name",
+    metavar="OWNER/NAME",
+    help="Where to open a pull request when the branch refuses the change.",
+)
+@click.option("--fallback-branch", help="Its branch [default: reproaudit/<kind>-<run id>].")
+@repo_option
+def ci_push(
+    kind: str,
+    source: Path,
+    message: str,
+    remote: str,
+    branch: str,
+    repo_name: str | None,
+    fallback_branch: str | None,
+    repo: Path,
+) -> None:
+    """Commit a review, re-run records or verdicts to the branch: fetch, re-apply, retry.
+
+    Each attempt applies the change to the branch as it is now, so two jobs at once
+    never lose either change; what the branch refuses goes to a pull request.
+    """
+    import json
+    import os
+
+    from .ci import push as pushing
+    from .ci.github import GitHub
+
+    try:
+        if kind == "review":
+            outcome = json.loads(source.read_text("utf-8"))
+            record = outcome.get("record") if isinstance(outcome, dict) else None
+            if not (isinstance(outcome, dict) and outcome.get("allowed") and record):
+                click.echo("no review or author response to record")
+                return
+            apply = pushing.apply_review(record)
+        elif kind == "reruns":
+            apply = pushing.apply_records(source)
+        else:
+            apply = pushing.apply_verdicts(source)
+        open_pull = None
+        if repo_name:
+            github = GitHub.from_env()
+
+            def open_pull(head: str, title: str, body: str) -> str:
+                return github.create_pull(repo_name, title, head, branch, body)
+
+        result = pushing.push_change(
+            repo,
+            apply,
+            message,
+            remote=remote,
+            branch=branch,
+            fallback_branch=fallback_branch
+            or f"reproaudit/{kind}-{os.environ.get('GITHUB_RUN_ID', 'local')}",
+            open_pull=open_pull,
+        )
+    except (ReproauditError, ValueError) as exc:
+        _fail(exc if isinstance(exc, ReproauditError) else ReproauditError(f"{source}: {exc}"))
+    where = f" ({result.url})" if result.url else ""
+    click.echo(f"{result.status} after {result.attempts} attempt(s): {result.message}{where}")
 
 
 @cli.command()

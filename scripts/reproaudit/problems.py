@@ -229,6 +229,24 @@ CHANGE_TOO_LARGE = _code(
     The files changed by this pull request add up to more than the size limit.
     Split the submission or link large material instead of committing it.""",
 )
+NOT_OWNER = _code(
+    "not_owner",
+    "error",
+    """
+    The pull request changes a logbook that belongs to someone else (its
+    `contributor.github` names another GitHub account), or changes a logbook's
+    contributor. A logbook is its contributor's record: anyone else's change
+    would put words in their name. Add your own logbook, or ask its owner or a
+    maintainer (someone with write access) to make the change.""",
+)
+FILES_NOT_LISTED = _code(
+    "files_not_listed",
+    "error",
+    """
+    The pull request changes more files than GitHub's pull-request files API
+    lists (3,000), so the report cannot see all of them and cannot tell that
+    only `logbooks/` changed. Split the pull request.""",
+)
 GIT_ERROR = _code(
     "git_error",
     "error",

@@ -1,9 +1,7 @@
-"""Fixtures for the GitHub flow: real webhook payloads, a fake REST API, a base checkout."""
+"""Fixtures for the GitHub flow: payloads in GitHub's shapes, a fake REST API, a base checkout."""
 
 from __future__ import annotations
 
-import copy
-import json
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,17 +10,19 @@ from typing import Any
 import pytest
 
 from reproaudit.ci.github import GitHub
+from tests.ci import payloads as payloads_mod
 from tests.ci.fake_github import FakeGitHub
 from tests.conftest import SHARED_FIXTURES
 
 ROOT = Path(__file__).resolve().parents[2]
 PAYLOADS = SHARED_FIXTURES / "github"  # REPROAUDIT_SHARED_FIXTURES moves it
-HEAD = "9f1c2ab3c4d5e6f708192a3b4c5d6e7f80912a3b"
-PR = 7
+HEAD = payloads_mod.HEAD
+PR = payloads_mod.PR
 
 
 @pytest.fixture
 def payloads() -> Path:
+    """The real examples (an extra check only: every test builds its own payloads)."""
     if not PAYLOADS.is_dir():
         pytest.skip(f"{PAYLOADS} is absent (the webhook payload fixtures live in shared/)")
     return PAYLOADS
@@ -39,13 +39,15 @@ def base_repo(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def github_api() -> Iterator[FakeGitHub]:
+    """The PR adds carol's logbook; its head was pushed (validate ran) before comments at 10:00."""
     with FakeGitHub() as fake:
-        fake.pulls[PR] = {"number": PR, "head": {"sha": HEAD}}
+        fake.pulls[PR] = payloads_mod.pull(PR, author="carol", changed_files=3)
         fake.files[PR] = [
             "logbooks/Kp4rT9vQ2x/carol-paging-1.yaml",
             "logbooks/Kp4rT9vQ2x/carol-paging-1.md",
             "logbooks/Kp4rT9vQ2x/carol-paging-1/sweep.py",
         ]
+        fake.runs.append(payloads_mod.workflow_run(HEAD, created_at="2026-07-21T09:00:00Z"))
         fake.permissions.update({"maint": "maintain", "reader": "read", "ivandermeer": "read"})
         yield fake
 
@@ -59,28 +61,10 @@ def client(github_api: FakeGitHub) -> Callable[..., GitHub]:
 
 
 @pytest.fixture
-def comment_event(payloads: Path) -> Callable[..., dict[str, Any]]:
-    """The real `issue_comment.created` payload, on a PR, with this body and login."""
-    original = json.loads((payloads / "issue_comment.created.json").read_text())
+def comment_event() -> Callable[..., dict[str, Any]]:
+    """An ``issue_comment`` payload in GitHub's documented shape, on PR 7 at 10:00."""
 
-    def make(
-        body: str,
-        login: str = "maint",
-        *,
-        on_pr: bool = True,
-        action: str = "created",
-        user_type: str = "User",
-    ) -> dict[str, Any]:
-        event = copy.deepcopy(original)
-        event["action"] = action
-        event["issue"]["number"] = PR
-        if on_pr:
-            event["issue"]["pull_request"] = {
-                "url": f"https://api.github.com/repos/Codertocat/Hello-World/pulls/{PR}"
-            }
-        event["comment"]["body"] = body
-        event["comment"]["user"]["login"] = login
-        event["comment"]["user"]["type"] = user_type
-        return event
+    def make(body: str, login: str = "maint", **kwargs: Any) -> dict[str, Any]:
+        return payloads_mod.issue_comment(body, login, **kwargs)
 
     return make

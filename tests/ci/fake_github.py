@@ -17,6 +17,8 @@ from urllib.parse import parse_qs, urlparse
 
 from tests.localserver import LocalServer
 
+MAX_LISTED_FILES = 3000  # the pull-request files endpoint lists no more
+
 
 class FakeGitHub:
     def __init__(self, repo: str = "Codertocat/Hello-World", page_size: int = 2) -> None:
@@ -29,8 +31,12 @@ class FakeGitHub:
         self.comments: dict[int, list[dict[str, Any]]] = {}
         self.check_runs: list[dict[str, Any]] = []
         self.dispatches: list[dict[str, Any]] = []
+        self.runs: list[dict[str, Any]] = []  # items of GET /actions/runs
+        self.timelines: dict[int, list[dict[str, Any]]] = {}
+        self.teams: dict[tuple[str, str], set[str]] = {}  # (org, team slug) -> logins
         self.requests: list[tuple[str, str, Any]] = []
         self.fail_first = 0
+        self.after: list[Any] = []  # callables (method, path) run after each answer
         self._ids = 1000
         self._lock = threading.Lock()
         self._http = LocalServer(self._handler())
@@ -66,10 +72,37 @@ class FakeGitHub:
             names = [
                 {"filename": f, "status": "modified"} for f in self.files.get(int(m.group(1)), [])
             ]
-            return self._page(path, query, names)
+            return self._page(path, query, names[:MAX_LISTED_FILES])  # GitHub's cap
+        if m := re.fullmatch(rf"/repos/{r}/actions/workflows/([^/]+)/runs", path):
+            runs = [x for x in self.runs if x.get("path", "").endswith("/" + m.group(1))]
+            return 200, {"total_count": len(runs), "workflow_runs": runs}, {}
+        if path == f"/repos/{self.repo}/actions/runs":
+            runs = [
+                r
+                for r in self.runs
+                if all(str(r.get(k)) == query[k][0] for k in ("head_sha", "event") if k in query)
+            ]
+            return 200, {"total_count": len(runs), "workflow_runs": runs}, {}
+        if m := re.fullmatch(rf"/repos/{r}/issues/(\d+)/timeline", path):
+            return self._page(path, query, self.timelines.get(int(m.group(1)), []))
+        if m := re.fullmatch(r"/orgs/([^/]+)/teams/([^/]+)/memberships/([^/]+)", path):
+            if m.group(3) in self.teams.get((m.group(1), m.group(2)), set()):
+                return 200, {"state": "active", "role": "member"}, {}
+            return 404, {"message": "Not Found"}, {}
         if m := re.fullmatch(rf"/repos/{r}/pulls/(\d+)", path):
             pull = self.pulls.get(int(m.group(1)))
             return (200, pull, {}) if pull else (404, {"message": "Not Found"}, {})
+        if path == f"/repos/{self.repo}/pulls" and method == "POST":
+            number = max([*self.pulls, 0]) + 1
+            self.pulls[number] = {
+                "number": number,
+                "html_url": f"https://github.com/{self.repo}/pull/{number}",
+                "head": {"ref": body["head"], "sha": "0" * 40},
+                "base": {"ref": body["base"]},
+                "title": body["title"],
+                "body": body["body"],
+            }
+            return 201, self.pulls[number], {}
         if path == f"/repos/{self.repo}/pulls" and method == "GET":
             return self._page(path, query, [{"number": n, **p} for n, p in self.pulls.items()])
         if m := re.fullmatch(rf"/repos/{r}/contents/(.+)", path):
@@ -150,6 +183,8 @@ class FakeGitHub:
                         else json.dumps(payload).encode()
                     )
                 )
+                for hook in fake.after:
+                    hook(method, parsed.path)
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))

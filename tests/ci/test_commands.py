@@ -1,9 +1,10 @@
-"""PR-thread commands against real webhook payloads and a local GitHub API."""
+"""PR-thread commands: payloads in GitHub's documented shapes, a local GitHub API."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 from click.testing import CliRunner
 
@@ -11,7 +12,8 @@ from reproaudit.ci.commands import carry_out, dispatch, parse_event
 from reproaudit.ci.text import plain
 from reproaudit.cli import cli
 from reproaudit.site.build import build_site
-from tests.ci.conftest import HEAD, PR
+from tests.ci import payloads
+from tests.ci.conftest import HEAD, PR, ROOT
 
 
 def run(event, github, repo, dry_run=False):
@@ -21,19 +23,17 @@ def run(event, github, repo, dry_run=False):
     return outcome
 
 
-def test_a_command_on_a_plain_issue_is_refused(payloads, client, base_repo, github_api) -> None:
-    event = json.loads((payloads / "issue_comment.created.json").read_text())
-    event["comment"]["body"] = "/reproduce"
+def test_a_command_on_a_plain_issue_is_refused(
+    comment_event, client, base_repo, github_api
+) -> None:
+    event = comment_event("/reproduce", number=1, on_pr=False)
     outcome = run(event, client(), base_repo)
     assert (outcome.allowed, outcome.reason) == (False, "not_a_pull_request")
     assert github_api.comments[1][0]["body"] == "Commands work on pull requests only."
 
 
-def test_an_edited_comment_is_never_executed(payloads, client, base_repo, github_api) -> None:
-    event = json.loads((payloads / "issue_comment.edited.json").read_text())
-    event["issue"]["pull_request"] = {"url": "x"}
-    event["comment"]["body"] = "/review confirm C1"
-    event["comment"]["user"]["login"] = "maint"
+def test_an_edited_comment_is_never_executed(comment_event, client, base_repo) -> None:
+    event = comment_event("/review confirm C1", action="edited")
     outcome = run(event, client(), base_repo)
     assert (outcome.allowed, outcome.reason) == (False, "edited")
     assert "Post the command again" in outcome.reply
@@ -95,6 +95,15 @@ def test_a_listed_author_answers(comment_event, client, base_repo) -> None:
     assert saved["reviews"][0]["by"] == "IvanDerMeer"
 
 
+def test_a_misspelt_stance_gets_a_suggestion(comment_event, client, base_repo) -> None:
+    outcome = run(comment_event("/review confrim C1"), client(), base_repo)
+    assert outcome.reply == (
+        "Did you mean `confirm`? Type `/review confirm C1 [why]` or `/review reject C1 [why]`."
+    )
+    outcome = run(comment_event("/author disagre C1 no", "ivandermeer"), client(), base_repo)
+    assert outcome.reply.startswith("Did you mean `disagree`? Type `/author agree C1 ...`")
+
+
 def test_fixed_needs_a_link(comment_event, client, base_repo) -> None:
     outcome = run(comment_event("/author fixed C1 we fixed it", "ivandermeer"), client(), base_repo)
     assert (outcome.allowed, outcome.reason) == (False, "usage")
@@ -108,15 +117,125 @@ def test_reproduce_from_a_stranger_is_refused(comment_event, client, base_repo, 
     assert "nobody-at-all has none" in outcome.reply  # 404 from the permissions API
 
 
-def test_reproduce_records_the_head_and_refuses_a_moved_one(
-    comment_event, client, base_repo
-) -> None:
-    outcome = run(comment_event(f"/reproduce {HEAD[:10]}"), client(), base_repo)
+def test_reproduce_names_one_commit_by_all_40_hex_digits(comment_event, client, base_repo) -> None:
+    outcome = run(comment_event(f"/reproduce {HEAD}"), client(), base_repo)
     assert outcome.allowed and outcome.head_sha == HEAD
     assert outcome.logbooks == ["Kp4rT9vQ2x/carol-paging-1"]
-    outcome = run(comment_event("/reproduce 0123456789ab"), client(), base_repo)
+    assert f"at commit `{HEAD}`" in outcome.reply
+    # a prefix is 28 bits for /reproduce 9f1c2ab: a colliding commit can be computed
+    for prefix in (HEAD[:7], HEAD[:12], HEAD[:39]):
+        outcome = run(comment_event(f"/reproduce {prefix}"), client(), base_repo)
+        assert (outcome.allowed, outcome.reason) == (False, "bad_sha")
+        assert "all 40 hex digits" in outcome.reply
+    outcome = run(comment_event("/reproduce " + "0123456789" * 4), client(), base_repo)
     assert (outcome.allowed, outcome.reason) == (False, "head_moved")
-    assert f"`/reproduce {HEAD[:12]}`" in outcome.reply
+    assert f"`/reproduce {HEAD}`" in outcome.reply
+
+
+def test_reproduce_approves_a_head_pushed_before_the_comment(
+    comment_event, client, base_repo
+) -> None:
+    outcome = run(
+        comment_event("/reproduce", created_at="2026-07-21T10:00:00Z"), client(), base_repo
+    )
+    assert outcome.allowed and outcome.head_sha == HEAD
+
+
+def test_reproduce_refuses_a_head_pushed_after_the_comment(
+    comment_event, client, base_repo, github_api
+) -> None:
+    # the maintainer read the PR at 08:00; the head's validate run was created at 09:00
+    event = comment_event("/reproduce", created_at="2026-07-21T08:00:00Z")
+    outcome = run(event, client(), base_repo)
+    assert (outcome.allowed, outcome.reason) == (False, "head_moved")
+    assert outcome.head_sha is None
+    assert outcome.reply == (
+        f"Not approved: the head of this pull request, `{HEAD}`, was pushed after your "
+        "comment was written, so it may not be the commit you reviewed. If it is, type "
+        f"`/reproduce {HEAD}`."
+    )
+    assert github_api.comments[PR][-1]["body"] == outcome.reply
+
+
+def test_reproduce_is_conservative_when_the_push_time_is_unknown(
+    comment_event, client, base_repo, github_api
+) -> None:
+    github_api.runs.clear()  # no run for this head; commit dates are whatever the pusher wrote
+    github_api.timelines[PR] = [payloads.committed(HEAD, "2020-01-01T00:00:00Z")]
+    outcome = run(comment_event("/reproduce"), client(), base_repo)
+    assert (outcome.allowed, outcome.reason) == (False, "head_unconfirmed")
+    assert f"`/reproduce {HEAD}`" in outcome.reply
+    assert run(comment_event(f"/reproduce {HEAD}"), client(), base_repo).allowed
+
+
+def test_a_force_push_after_the_comment_cancels_the_approval(
+    comment_event, client, base_repo, github_api
+) -> None:
+    # back to an old head with an early run, by a force push after the comment
+    github_api.timelines[PR] = [payloads.force_pushed("2026-07-21T10:00:05Z")]
+    outcome = run(comment_event("/reproduce"), client(), base_repo)
+    assert (outcome.allowed, outcome.reason) == (False, "head_moved")
+    assert "a rewrite of the branch (head_ref_force_pushed) after your comment" in outcome.reply
+    github_api.timelines[PR] = [payloads.force_pushed("2026-07-21T09:59:00Z")]
+    assert run(comment_event("/reproduce"), client(), base_repo).allowed
+
+
+def test_review_binds_to_the_logbook_the_pr_held_at_the_comment(
+    comment_event, client, base_repo, github_api
+) -> None:
+    # a push after the comment moved the head: nothing is recorded, whatever it holds now
+    github_api.runs[0]["created_at"] = "2026-07-21T10:00:01Z"
+    outcome = run(comment_event("/review reject C1 weak"), client(), base_repo)
+    assert (outcome.allowed, outcome.reason) == (False, "head_moved")
+    assert "post the command again" in outcome.reply
+    outcome = run(comment_event("/author agree C1 fair", "IvanDerMeer"), client(), base_repo)
+    assert (outcome.allowed, outcome.reason) == (False, "head_moved")
+    assert not (base_repo / "verdicts/Kp4rT9vQ2x/reviews.yaml").exists()
+
+
+def test_a_push_while_the_command_is_read_is_caught(
+    comment_event, client, base_repo, github_api
+) -> None:
+    def push_during_the_files_read(method: str, path: str) -> None:
+        if path.endswith("/files"):
+            github_api.pulls[PR]["head"]["sha"] = "f" * 40
+
+    github_api.after.append(push_during_the_files_read)
+    outcome = run(comment_event("/review confirm C1"), client(), base_repo)
+    assert (outcome.allowed, outcome.reason) == (False, "head_moved")
+    assert outcome.reply.startswith(f"Not recorded: the head moved to `{'f' * 40}`")
+
+
+def test_review_names_the_logbook_when_the_pr_holds_several(
+    comment_event, client, base_repo, github_api
+) -> None:
+    github_api.files[PR].append("logbooks/Kp4rT9vQ2x/bob-paging-1.yaml")
+    outcome = run(comment_event("/review confirm C1"), client(), base_repo)
+    assert (outcome.allowed, outcome.reason) == (False, "ambiguous")
+    assert "`bob-paging-1:C1`, `carol-paging-1:C1`" in outcome.reply
+    outcome = run(
+        comment_event("/review confirm carol-paging-1:C1 checks out"), client(), base_repo
+    )
+    assert outcome.allowed and outcome.record["logbook"] == "carol-paging-1"
+    assert outcome.record["text"] == "checks out"
+
+
+def test_review_is_only_for_a_claimed_falsification(
+    comment_event, client, base_repo, github_api
+) -> None:
+    # carol's C2 is judged toy and her falsification section is about C1 only
+    outcome = run(comment_event("/review confirm C2"), client(), base_repo)
+    assert (outcome.allowed, outcome.reason) == (False, "not_falsified")
+    assert outcome.reply.startswith(
+        "There is no falsification of `C2` in `carol-paging-1` to review"
+    )
+    assert not (base_repo / "verdicts/Kp4rT9vQ2x/reviews.yaml").exists()
+    # with no recorded verdict, the falsification section of the logbook at the head counts
+    (base_repo / "verdicts/Kp4rT9vQ2x/carol-paging-1.yaml").unlink()
+    rel = "logbooks/Kp4rT9vQ2x/carol-paging-1.yaml"
+    github_api.contents[(rel, HEAD)] = (ROOT / rel).read_text()
+    assert run(comment_event("/review reject C1 no"), client(), base_repo).allowed
+    assert run(comment_event("/review reject C3 no"), client(), base_repo).reason == "not_falsified"
 
 
 def test_shell_metacharacters_are_data(comment_event, client, base_repo, tmp_path) -> None:
@@ -134,11 +253,47 @@ def test_shell_metacharacters_are_data(comment_event, client, base_repo, tmp_pat
 def test_unknown_command_and_help(comment_event, client, base_repo) -> None:
     outcome = run(comment_event("/frobnicate now"), client(), base_repo)
     assert (outcome.allowed, outcome.reason) == (False, "unknown")
-    assert "Type `/help`" in outcome.reply
+    assert (
+        outcome.reply
+        == "`` /frobnicate `` is not a command. Type `/help` for the ones you can use here."
+    )
+    outcome = run(comment_event("/reveiw confirm C1"), client(), base_repo)
+    assert outcome.reply == (
+        "`` /reveiw `` is not a command. Did you mean `/review`? "
+        "Type `/help` for the ones you can use here."
+    )
     stranger = run(comment_event("/help", "reader"), client(), base_repo)
     assert "/reproduce" not in stranger.reply and "/author" in stranger.reply
     maintainer = run(comment_event("/help"), client(), base_repo)
     assert "/reproduce" in maintainer.reply and "/review" in maintainer.reply
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "To re-run it, a maintainer types:\n\n```\n/reproduce\n```\n",
+        "~~~markdown\n/review reject C1\n~~~",
+        "Example:\n\n    /reproduce\n",
+        "> /review confirm C1\n\nquoting the earlier comment",
+        "> > /rejudge",
+        "type `/reproduce` when ready",
+        "`/reproduce`\n`/rejudge`",
+        "<!--\n/reproduce\n-->",
+        "<details>\n/reproduce\n</details>",
+    ],
+)
+def test_commands_in_code_quotes_and_html_are_not_run(
+    body, comment_event, client, base_repo, github_api
+) -> None:
+    outcome = run(comment_event(body), client(), base_repo)
+    assert (outcome.command, outcome.reason) == (None, "not_a_command")
+    assert github_api.writes() == []
+
+
+def test_a_command_after_an_explanation_runs(comment_event, client, base_repo) -> None:
+    body = "I checked the sweep.\n\n```\n/rejudge\n```\n\n/reproduce " + HEAD
+    outcome = run(comment_event(body), client(), base_repo)
+    assert outcome.command == "reproduce" and outcome.allowed
 
 
 def test_bots_and_plain_comments_are_ignored(comment_event, client, base_repo, github_api) -> None:

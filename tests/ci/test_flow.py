@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from reproaudit.ci.flow import dispatch_run, fetch_pr_logbooks
 from reproaudit.cli import cli
+from tests.ci import payloads
 from tests.ci.conftest import HEAD, PR, ROOT
 
 CAROL = "logbooks/Kp4rT9vQ2x/carol-paging-1"
@@ -116,3 +117,23 @@ def test_dispatch_command_reads_the_outcome_file(
     )
     assert result.exit_code == 0, result.output
     assert github_api.dispatches[0]["inputs"]["action"] == "rejudge"
+
+
+def test_a_rejudge_waits_for_a_running_rerun(github_api, client) -> None:
+    running = payloads.workflow_run(
+        HEAD,
+        event="workflow_dispatch",
+        conclusion=None,
+        workflow="reproduce",
+        display_title=f"reproduce #{PR} reproduce {HEAD}",
+    )
+    github_api.runs.append(running)
+    rejudge = {"command": "rejudge", "allowed": True}
+    done = dispatch_run(client(), github_api.repo, "main", rejudge, PR)
+    assert done == f"not started: a re-run of PR {PR} is queued or running and judges when done"
+    assert github_api.dispatches == []
+    # another PR's re-run does not hold this one back; a finished one neither
+    running["display_title"] = f"reproduce #{PR + 10} reproduce {HEAD}"
+    assert dispatch_run(client(), github_api.repo, "main", rejudge, PR).startswith("started")
+    running.update(display_title=f"reproduce #{PR} reproduce {HEAD}", status="completed")
+    assert dispatch_run(client(), github_api.repo, "main", rejudge, PR).startswith("started")

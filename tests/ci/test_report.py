@@ -18,6 +18,7 @@ from reproaudit.ci.report import (
     validate_pr,
 )
 from reproaudit.problems import ReproauditError
+from tests.ci import payloads
 from tests.ci.conftest import HEAD, PR
 from tests.gitutil import branch_from_main, git
 
@@ -128,20 +129,12 @@ def test_report_is_one_sticky_comment_and_rechecks_paths(github_api, client) -> 
     assert github_api.check_runs[0]["head_sha"] == HEAD
 
 
-def test_pr_and_head_come_from_the_trusted_workflow_run_event(payloads, client, github_api) -> None:
-    event = json.loads((payloads / "workflow_run.completed.with-prs.json").read_text())
-    event["repository"]["full_name"] = github_api.repo
-    run = event["workflow_run"]
-    run["pull_requests"][0]["head"]["sha"] = run["head_sha"]
-    assert pr_of_workflow_run(event, client()) == (
-        run["pull_requests"][0]["number"],
-        run["head_sha"],
-    )
+def test_pr_and_head_come_from_the_trusted_workflow_run_event(client, github_api) -> None:
+    event = payloads.workflow_run_event(head=HEAD, number=PR)
+    assert pr_of_workflow_run(event, client()) == (PR, HEAD)
     # a fork PR: pull_requests is empty, the open PR with that head is found through the API
-    forked = json.loads((payloads / "workflow_run.completed.json").read_text())
-    forked["repository"]["full_name"] = github_api.repo
-    github_api.pulls[PR]["head"]["sha"] = forked["workflow_run"]["head_sha"]
-    assert pr_of_workflow_run(forked, client()) == (PR, forked["workflow_run"]["head_sha"])
+    forked = payloads.workflow_run_event(head=HEAD, number=None)
+    assert pr_of_workflow_run(forked, client()) == (PR, HEAD)
     github_api.pulls.clear()
     with pytest.raises(ReproauditError, match="no open pull request"):
         pr_of_workflow_run(forked, client())

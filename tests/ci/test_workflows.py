@@ -79,3 +79,45 @@ def test_house_rules(path: Path) -> None:
         for line in text.splitlines():
             if "zizmor: ignore" in line:
                 assert re.search(r"ignore\[[\w-]+\] \S+", line), "an ignore needs its reason"
+
+
+def load(name: str) -> dict:
+    return yaml.safe_load((ROOT / ".github" / "workflows" / name).read_text())
+
+
+def test_every_commit_to_main_goes_through_ci_push() -> None:
+    pushing = []
+    for path in WORKFLOWS:
+        for name, job in yaml.safe_load(path.read_text())["jobs"].items():
+            for step in job.get("steps", []):
+                run = step.get("run", "")
+                assert "git push" not in run and "git commit" not in run, (path.name, name)
+                if "reproaudit ci push" in run:
+                    pushing.append((path.name, name, run.split()[3]))
+    assert sorted(pushing) == [
+        ("commands.yml", "command", "review"),
+        ("reproduce.yml", "store", "reruns"),
+        ("site.yml", "verdicts", "verdicts"),
+    ]
+
+
+def test_a_rerun_is_never_cancelled_and_stores_on_current_main() -> None:
+    reproduce = load("reproduce.yml")
+    assert reproduce["concurrency"] == {
+        "group": "reproduce-${{ inputs.pr }}",
+        "cancel-in-progress": False,
+    }
+    assert reproduce["run-name"].startswith("reproduce #${{ inputs.pr }} ${{ inputs.action }}")
+    checkout = reproduce["jobs"]["store"]["steps"][0]
+    assert checkout["with"]["ref"] == "${{ github.event.repository.default_branch }}"
+    assert load("site.yml")["concurrency"]["cancel-in-progress"] is False
+    # no comment's command is dropped for another's
+    assert load("commands.yml")["concurrency"]["group"] == "commands-${{ github.event.comment.id }}"
+
+
+def test_the_report_compares_trees_and_the_site_builds_strict() -> None:
+    report = load("report.yml")["jobs"]["report"]["steps"]
+    assert report[0]["with"]["fetch-depth"] == 0
+    assert "--git ." in report[-1]["run"]
+    build = " ".join(s.get("run", "") for s in load("site.yml")["jobs"]["build"]["steps"])
+    assert "reproaudit validate" in build and "reproaudit build --strict" in build

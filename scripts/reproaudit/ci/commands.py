@@ -10,6 +10,7 @@ given to a shell, and every piece shown back is passed through ``text.plain``.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -17,18 +18,24 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 import yaml
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from pydantic import ValidationError
 
 from .. import layout
 from ..fsutil import atomic_write
-from ..models import CLAIM_ID_PATTERN, PaperFile, Review, ReviewsFile
+from ..judge.rules import judge_claim
+from ..loader import parse_yaml, to_model
+from ..models import CLAIM_ID_PATTERN, Logbook, PaperFile, Review, ReviewsFile
 from ..problems import Problem, ReproauditError
 from ..repo import Corpus
+from .binding import HeadCheck, head_at_comment
 from .github import WRITE_PERMISSIONS, GitHub
 from .text import code, plain
 
 Who = Literal["anyone", "write", "author"]
-SHA_PREFIX = re.compile(r"[0-9a-f]{7,40}")
+_MARKDOWN = MarkdownIt("commonmark")
+FULL_SHA = re.compile(r"[0-9a-f]{40}")
 URL = re.compile(r"https?://[^\s<>\"')]+")
 
 
@@ -102,16 +109,61 @@ def parse_event(payload: Any) -> Event:
     return event
 
 
+def _lines(inline: Token) -> list[tuple[bool, str]]:
+    """The lines of a paragraph as (starts with plain text, text), code spans kept as written."""
+    lines: list[tuple[bool, str]] = [(True, "")]
+    for child in inline.children or []:
+        if child.type in ("softbreak", "hardbreak"):
+            lines.append((True, ""))
+            continue
+        starts_plain, text = lines[-1]
+        if not text and child.type != "text":
+            starts_plain = False
+        if child.type == "code_inline":
+            text += child.markup + child.content + child.markup
+        elif child.type in ("text", "html_inline"):
+            text += child.content
+        lines[-1] = (starts_plain, text)
+    return lines
+
+
 def parse_command(body: str) -> tuple[str, list[str], str] | None:
-    """(name, words, rest of the text) of the first line starting with '/', else None."""
-    lines = body.splitlines()
-    for i, line in enumerate(lines):
-        stripped = line.strip()
-        if stripped.startswith("/") and len(stripped) > 1:
-            words = stripped[1:].split()
-            rest = "\n".join([stripped, *lines[i + 1 :]])
-            return words[0].lower(), words[1:], rest
+    """(name, words, rest of the paragraph) of the first command line, else None.
+
+    The comment is read as Markdown (CommonMark, markdown-it-py): a command is a
+    paragraph line that starts with '/' as plain text. Lines in fenced or indented
+    code blocks, block quotes, HTML blocks or inline code are explanations, not
+    commands.
+    """
+    quoted = 0
+    for token in _MARKDOWN.parse(body):
+        if token.type == "blockquote_open":
+            quoted += 1
+        elif token.type == "blockquote_close":
+            quoted -= 1
+        elif token.type == "inline" and not quoted:
+            lines = _lines(token)
+            for i, (starts_plain, line) in enumerate(lines):
+                stripped = line.strip()
+                if starts_plain and stripped.startswith("/") and len(stripped) > 1:
+                    words = stripped[1:].split()
+                    if not words:
+                        continue
+                    rest = "\n".join([stripped, *(text for _, text in lines[i + 1 :])])
+                    return words[0].lower(), words[1:], rest
     return None
+
+
+def _near(words: list[str], choices: tuple[str, ...]) -> str:
+    """'Did you mean `confirm`? ' for a near miss of a command's first word, else ''."""
+    close = difflib.get_close_matches(words[0].lower(), choices, n=1) if words else []
+    return f"Did you mean `{close[0]}`? " if close else ""
+
+
+def did_you_mean(name: str) -> str:
+    """'Did you mean `/review`?' for a near miss of a command name, else ''."""
+    close = difflib.get_close_matches(name.lower(), list(HANDLERS), n=1, cutoff=0.6)
+    return f" Did you mean `/{close[0]}`?" if close else ""
 
 
 @dataclass
@@ -124,10 +176,19 @@ class Context:
     permission: str
     dry_run: bool
     _files: list[str] | None = None
+    _head: HeadCheck | None = None
 
     @property
     def can_write(self) -> bool:
         return self.permission in WRITE_PERMISSIONS
+
+    def head(self) -> HeadCheck:
+        """The PR's head now, and whether it was pushed before the comment was written."""
+        if self._head is None:
+            self._head = head_at_comment(
+                self.github, self.event.repo, self.event.number, self.event.created_at
+            )
+        return self._head
 
     def files(self) -> list[str]:
         if self._files is None:
@@ -142,6 +203,32 @@ class Context:
             if data is not None and data.kind == "logbook":
                 found.add(data.key)
         return sorted(found)
+
+    def bound_logbooks(self, command: str) -> list[tuple[str, str]] | Outcome:
+        """The logbooks the PR held when the comment was written, or a refusal.
+
+        Only when the head was pushed before the comment, and is still the head
+        after the list was read, is the list the one the commenter saw.
+        """
+        check = self.head()
+        if check.status != "before":
+            return refuse(
+                command,
+                "head_moved" if check.status == "after" else "head_unconfirmed",
+                f"Not recorded: the head of this pull request, `{check.sha}`, {check.why}, "
+                "so its logbooks may not be the ones you read. Look at the latest commits, "
+                "then post the command again.",
+            )
+        books = self.logbooks()
+        now = str(self.github.pull(self.event.repo, self.event.number)["head"]["sha"])
+        if now != check.sha:
+            return refuse(
+                command,
+                "head_moved",
+                f"Not recorded: the head moved to `{now}` while your command was read. "
+                "Look at the new commits, then post the command again.",
+            )
+        return books
 
     def paper(self, paper_id: str) -> PaperFile | None:
         return Corpus(self.repo_dir).paper(paper_id)
@@ -192,8 +279,8 @@ def _help(ctx: Context, words: list[str], rest: str) -> Outcome:
 @handler(
     "reproduce",
     "write",
-    "/reproduce [HEAD-SHA]",
-    "re-run this pull request's logbooks on CI hardware, at the current head commit",
+    "/reproduce [40-HEX-SHA]",
+    "re-run this pull request's logbooks on CI hardware, at the head you reviewed",
 )
 def _reproduce(ctx: Context, words: list[str], rest: str) -> Outcome:
     books = ctx.logbooks()
@@ -203,31 +290,41 @@ def _reproduce(ctx: Context, words: list[str], rest: str) -> Outcome:
             "no_logbook",
             "This pull request changes no logbook, so there is nothing to re-run.",
         )
-    head = str(ctx.github.pull(ctx.event.repo, ctx.event.number)["head"]["sha"])
+    check = ctx.head()
+    head = check.sha
     if words:
         wanted = words[0].lower()
-        if not SHA_PREFIX.fullmatch(wanted):
+        if not FULL_SHA.fullmatch(wanted):
             return refuse(
                 "reproduce",
                 "bad_sha",
-                f"{code(words[0])} is not a commit SHA. Type "
-                "`/reproduce` to approve the current head, or `/reproduce <sha>`.",
+                f"{code(words[0])} is not a full commit SHA: an approval names one commit "
+                "by all 40 hex digits. Type `/reproduce` to approve the head you reviewed, "
+                "or `/reproduce <40-hex SHA>`.",
             )
-        if not head.startswith(wanted):
+        if wanted != head:
             return refuse(
                 "reproduce",
                 "head_moved",
-                f"The head of this pull request is now `{head[:12]}`, not "
-                f"{code(wanted)}: it moved after you looked. Review the new commits, "
-                f"then type `/reproduce {head[:12]}`.",
+                f"The head of this pull request is now `{head}`, not {code(wanted)}: "
+                "it moved after you looked. Review the new commits, then type "
+                f"`/reproduce {head}`.",
             )
+    elif check.status != "before":
+        return refuse(
+            "reproduce",
+            "head_moved" if check.status == "after" else "head_unconfirmed",
+            f"Not approved: the head of this pull request, `{head}`, {check.why}, so it "
+            "may not be the commit you reviewed. If it is, type "
+            f"`/reproduce {head}`.",
+        )
     names = [f"{p}/{lb}" for p, lb in books]
     return Outcome(
         "reproduce",
         True,
         "approved",
         f"Re-run approved for {', '.join(f'`{n}`' for n in names)} at commit "
-        f"`{head[:12]}`. Results will be posted here; a push to the branch cancels "
+        f"`{head}`. Results will be posted here; a push to the branch cancels "
         "this approval.",
         head_sha=head,
         logbooks=names,
@@ -245,17 +342,18 @@ def _rejudge(ctx: Context, words: list[str], rest: str) -> Outcome:
 
 
 def _target(ctx: Context, command: str, token: str | None) -> tuple[str, str, str] | Outcome:
-    """(paper, logbook, claim) named by `C1` or `logbook:C1`, or a refusal."""
+    """(paper, logbook, claim) named by `C1` or `logbook:C1`, bound to the head the
+    commenter saw, or a refusal."""
     if token is None:
         return refuse(command, "usage", f"Name the claim, e.g. `/{command} ... C1`.")
-    books = ctx.logbooks()
-    if ":" in token:
-        wanted, claim = token.split(":", 1)
-        books = [b for b in books if b[1] == wanted]
-    else:
-        claim = token
+    wanted, claim = token.split(":", 1) if ":" in token else (None, token)
     if not re.fullmatch(CLAIM_ID_PATTERN, claim):
         return refuse(command, "usage", f"{code(token)} is not a claim id such as `C1`.")
+    books = ctx.bound_logbooks(command)
+    if isinstance(books, Outcome):
+        return books
+    if wanted is not None:
+        books = [b for b in books if b[1] == wanted]
     if not books:
         return refuse(
             command,
@@ -279,6 +377,38 @@ def _target(ctx: Context, command: str, token: str | None) -> tuple[str, str, st
             f"Paper `{paper_id}` has no claim {code(claim)} (it has {ids}).",
         )
     return paper_id, logbook_id, claim
+
+
+def why_reviewable(ctx: Context, paper: PaperFile, logbook_id: str, claim_id: str) -> str | None:
+    """Why a maintainer may review this falsification, or None when there is none to review.
+
+    A review is for a claim the logbook falsified (its recorded verdict on the base
+    branch, or the rules judge on the logbook at the bound head) or whose
+    ``falsification`` section names it.
+    """
+    paper_id = paper.paper.id
+    rel = f"logbooks/{paper_id}/{logbook_id}.yaml"
+    text = ctx.github.file_text(ctx.event.repo, rel, ctx.head().sha)
+    if text is not None:
+        try:
+            book = to_model(parse_yaml(text, rel), Logbook)
+        except ReproauditError:
+            book = None
+        result = book.result(claim_id) if book is not None else None
+        if result is not None and result.falsification is not None:
+            return "its falsification section names it"
+        claim = paper.claim(claim_id)
+        if (
+            result is not None
+            and claim is not None
+            and judge_claim(claim, result, None).verdict == "falsified"
+        ):
+            return "the rules judge falsifies it"
+    verdict = Corpus(ctx.repo_dir).verdict(paper_id, logbook_id)
+    recorded = next((c for c in verdict.claims if c.claim == claim_id), None) if verdict else None
+    if recorded is not None and recorded.verdict == "falsified":
+        return "its recorded verdict is falsified"
+    return None
 
 
 def _record(
@@ -315,18 +445,31 @@ def _free_text(rest: str, skip_words: int) -> str:
 @handler(
     "review",
     "write",
-    "/review confirm|reject CLAIM [text]",
+    "/review confirm|reject [LOGBOOK:]CLAIM [text]",
     "confirm or reject a claimed falsification (maintainers)",
 )
 def _review(ctx: Context, words: list[str], rest: str) -> Outcome:
     if not words or words[0] not in ("confirm", "reject"):
         return refuse(
-            "review", "usage", "Type `/review confirm C1 [why]` or `/review reject C1 [why]`."
+            "review",
+            "usage",
+            _near(words, ("confirm", "reject"))
+            + "Type `/review confirm C1 [why]` or `/review reject C1 [why]`.",
         )
     target = _target(ctx, "review", words[1] if len(words) > 1 else None)
     if isinstance(target, Outcome):
         return target
     paper_id, logbook_id, claim = target
+    paper = ctx.paper(paper_id)
+    if paper is None or why_reviewable(ctx, paper, logbook_id, claim) is None:
+        return refuse(
+            "review",
+            "not_falsified",
+            f"There is no falsification of `{claim}` in `{logbook_id}` to review: the "
+            f"logbook does not falsify it and its `falsification` section does not name "
+            "it. A review confirms or rejects a claimed falsification; to discuss "
+            "another verdict, comment without a command.",
+        )
     text = _free_text(rest, 3)
     record = _record(ctx, "review", words[0], paper_id, logbook_id, claim, text, None)
     state = "falsified" if words[0] == "confirm" else "inconclusive"
@@ -343,7 +486,7 @@ def _review(ctx: Context, words: list[str], rest: str) -> Outcome:
 @handler(
     "author",
     "author",
-    "/author agree|disagree|fixed CLAIM text",
+    "/author agree|disagree|fixed [LOGBOOK:]CLAIM text",
     "answer as one of the paper's listed authors (`fixed` needs a link)",
 )
 def _author(ctx: Context, words: list[str], rest: str) -> Outcome:
@@ -351,7 +494,8 @@ def _author(ctx: Context, words: list[str], rest: str) -> Outcome:
         return refuse(
             "author",
             "usage",
-            "Type `/author agree C1 ...`, `/author disagree C1 ...` "
+            _near(words, ("agree", "disagree", "fixed"))
+            + "Type `/author agree C1 ...`, `/author disagree C1 ...` "
             "or `/author fixed C1 <link> ...`.",
         )
     target = _target(ctx, "author", words[1] if len(words) > 1 else None)
@@ -419,7 +563,8 @@ def dispatch(payload: Any, github: GitHub, repo_dir: Path, *, dry_run: bool = Fa
         return refuse(
             name,
             "unknown",
-            f"{code('/' + name)} is not a command. Type `/help` for the ones you can use here.",
+            f"{code('/' + name)} is not a command.{did_you_mean(name)} "
+            "Type `/help` for the ones you can use here.",
         )
     if command.who == "write" and not ctx.can_write:
         return refuse(
@@ -446,6 +591,9 @@ def append_review(repo_dir: Path, record: dict[str, Any]) -> Path:
             for r in load_reviews(path, layout.reviews_rel(paper_id)).reviews
         ]
     try:
+        normal = Review.model_validate(record).model_dump(mode="json")
+        if normal in existing:
+            return path  # already recorded (a re-run job): appending again would count it twice
         ReviewsFile.model_validate({"reviews": [*existing, record]})
     except ValidationError as exc:
         raise ReproauditError(

@@ -153,6 +153,9 @@ def dispatch_run(github: GitHub, repo: str, ref: str, outcome: dict[str, Any], p
         return "nothing to start"
     head = outcome.get("head_sha") or str(github.pull(repo, pr)["head"]["sha"])
     action = "reproduce" if outcome["command"] == "reproduce" else "rejudge"
+    if action == "rejudge" and rerun_pending(github, repo, pr):
+        # it would wait in the concurrency group and could replace a pending re-run
+        return f"not started: a re-run of PR {pr} is queued or running and judges when done"
     github.request(
         "POST",
         f"/repos/{repo}/actions/workflows/reproduce.yml/dispatches",
@@ -162,6 +165,19 @@ def dispatch_run(github: GitHub, repo: str, ref: str, outcome: dict[str, Any], p
         },
     )
     return f"started reproduce.yml ({action}) for PR {pr} at {head[:12]}"
+
+
+def rerun_pending(github: GitHub, repo: str, pr: int) -> bool:
+    """Whether a reproduce.yml re-run of this PR is queued, waiting or in progress.
+
+    reproduce.yml names its runs ``reproduce #<pr> <action> <sha>`` (``run-name``).
+    """
+    data = github.get(f"/repos/{repo}/actions/workflows/reproduce.yml/runs", per_page=100)
+    prefix = f"reproduce #{pr} reproduce "
+    return any(
+        run.get("status") != "completed" and str(run.get("display_title", "")).startswith(prefix)
+        for run in data.get("workflow_runs") or []
+    )
 
 
 def read_outcome(path: Path) -> dict[str, Any]:

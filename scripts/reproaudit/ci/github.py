@@ -19,6 +19,7 @@ import httpx
 
 RETRY_STATUSES = {429, 500, 502, 503, 504}
 WRITE_PERMISSIONS = {"admin", "maintain", "write"}
+MAX_LISTED_FILES = 3000  # the pull-request files endpoint lists no more than this
 
 
 class GitHubError(RuntimeError):
@@ -146,6 +147,41 @@ class GitHub:
                 out.append(item["previous_filename"])
         return out
 
+    def pull_files_complete(self, repo: str, number: int) -> tuple[list[str], bool]:
+        """The PR's changed paths, and whether that list is complete.
+
+        The files endpoint lists at most 3,000 files: the list is complete only when
+        it holds as many entries as the pull request's ``changed_files`` count and
+        that count is under the cap.
+        """
+        total = int(self.pull(repo, number).get("changed_files") or 0)
+        items = self.paginate(f"/repos/{repo}/pulls/{number}/files")
+        out = []
+        for item in items:
+            out.append(item["filename"])
+            if item.get("previous_filename"):
+                out.append(item["previous_filename"])
+        return out, len(items) == total and total < MAX_LISTED_FILES
+
+    def workflow_runs(self, repo: str, head_sha: str, *, event: str) -> list[dict[str, Any]]:
+        """Workflow runs for one head commit and trigger event (newest first, as GitHub lists)."""
+        data = self.get(f"/repos/{repo}/actions/runs", head_sha=head_sha, event=event, per_page=100)
+        return list(data.get("workflow_runs") or [])
+
+    def timeline(self, repo: str, number: int) -> list[dict[str, Any]]:
+        """The issue timeline of a pull request (commits, force pushes, reviews...)."""
+        return self.paginate(f"/repos/{repo}/issues/{number}/timeline")
+
+    def team_member(self, org: str, team: str, user: str) -> bool:
+        """Whether ``user`` is an active member of ``org``'s team ``team``."""
+        try:
+            data = self.get(f"/orgs/{org}/teams/{team}/memberships/{user}")
+        except GitHubError as exc:
+            if exc.status in (403, 404):
+                return False
+            raise
+        return data.get("state") == "active"
+
     def file_text(self, repo: str, path: str, ref: str) -> str | None:
         """A file's text at ``ref`` (the raw media type), or None when it does not exist."""
         try:
@@ -173,6 +209,15 @@ class GitHub:
         return self.request(
             "PATCH", f"/repos/{repo}/issues/comments/{comment_id}", json={"body": body}
         ).json()
+
+    def create_pull(self, repo: str, title: str, head: str, base: str, body: str) -> str:
+        """Open a pull request from branch ``head`` into ``base``; its web address."""
+        data = self.request(
+            "POST",
+            f"/repos/{repo}/pulls",
+            json={"title": title, "head": head, "base": base, "body": body},
+        ).json()
+        return str(data.get("html_url", ""))
 
     def check_run(
         self, repo: str, head_sha: str, name: str, conclusion: str, title: str, summary: str

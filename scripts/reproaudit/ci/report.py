@@ -18,13 +18,17 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .. import layout
+from .. import problems as P
 from ..judge.run import judge_in_memory
 from ..models import FLAGS, VERDICTS, VerdictFile
 from ..problems import Problem, ReproauditError
 from ..validate import git_changed, validate_repo
+from .changes import BlobReader, Change, ensure_commits, tree_changes
+from .ownership import Author, Ruling, author_from_api, contributor_of, rule_pr
 from .text import code, plain
 
 SCHEMA = "reproaudit-pr-result/1"
+RULE_CODES = {P.NOT_OWNER, P.FILES_NOT_LISTED}  # who may change what: the report decides
 MARKER = "<!-- reproaudit:report"
 Short = Annotated[str, Field(max_length=2000)]
 
@@ -86,14 +90,29 @@ def outside_logbooks(files: list[str]) -> list[str]:
 
 
 def validate_pr(
-    repo: Path, base: str, pr: int, head_sha: str, *, allow_outside: bool = False
+    repo: Path,
+    base: str,
+    pr: int,
+    head_sha: str,
+    *,
+    allow_outside: bool = False,
+    author: Author | None = None,
 ) -> dict[str, Any]:
-    """Validate what the pull request changed and judge its logbooks (rules): the artifact."""
+    """Validate what the pull request changed and judge its logbooks (rules): the artifact.
+
+    With ``author``, who may change what follows the one rule of ``ownership``.
+    """
     repo = Path(repo)
     files, git_problems = git_changed(repo, base)
     report = validate_repo(repo, changed_from=base)
     problems = [*git_problems, *report.problems]
     outside = [] if allow_outside else outside_logbooks(files)
+    if author is not None:
+        with BlobReader(repo) as reader:
+            ruling = rule_pr(
+                [Change(f, "M") for f in files], author, git_owner_at(reader, base, "HEAD")
+            )
+        outside, problems = ruling.outside, [*problems, *ruling.problems]
     verdicts = []
     books = sorted(
         {
@@ -219,6 +238,7 @@ class Report:
     checks: list[str]
     rerun: LocalRerun | None = None
     rerun_expected: bool = True  # False when the logbook has nothing CI could re-run
+    notes: tuple[str, ...] = ()  # the report's own findings (base-branch code), shown as info
 
     @property
     def status(self) -> str:
@@ -242,13 +262,20 @@ def build_report(
     committed: bool = True,
     rerun: LocalRerun | None = None,
     rerun_expected: bool = True,
+    extra: list[Problem] | None = None,
+    notes: list[str] | None = None,
 ) -> Report:
-    """Compute a report from an artifact (and, for ``check``, a local re-run)."""
+    """Compute a report from an artifact (and, for ``check``, a local re-run).
+
+    ``outside``, ``extra`` and ``notes`` come from the report's own checks (base-branch
+    code): they add to what the untrusted artifact says, never take away from it.
+    """
     outside = sorted(set(artifact.outside) | set(outside or []))
-    errors = [p for p in artifact.problems if p.severity == "error"]
+    problems = [*artifact.problems, *(ArtifactProblem(**asdict(p)) for p in extra or [])]
+    errors = [p for p in problems if p.severity == "error"]
     failed_rerun = rerun is not None and rerun.status != "passed"
     by_file: dict[str, list[ArtifactProblem]] = defaultdict(list)
-    for problem in artifact.problems:
+    for problem in problems:
         by_file[problem.path].append(problem)
     books = [
         f for f in artifact.files if (d := layout.classify(f)) is not None and d.kind == "logbook"
@@ -267,6 +294,7 @@ def build_report(
         checks=checks,
         rerun=rerun,
         rerun_expected=rerun_expected,
+        notes=tuple(notes or ()),
     )
 
 
@@ -320,9 +348,15 @@ def log_lines(tail: str, most: int = 20) -> list[str]:
     return lines[-most:]
 
 
-def render_comment(artifact: Artifact, *, outside: list[str] | None = None) -> str:
+def render_comment(
+    artifact: Artifact,
+    *,
+    outside: list[str] | None = None,
+    extra: list[Problem] | None = None,
+    notes: list[str] | None = None,
+) -> str:
     """The sticky comment: marker, one-sentence outcome, files, verdicts, how to reproduce."""
-    return render_markdown(build_report(artifact, outside=outside))
+    return render_markdown(build_report(artifact, outside=outside, extra=extra, notes=notes))
 
 
 def render_markdown(report: Report) -> str:
@@ -340,6 +374,8 @@ def render_markdown(report: Report) -> str:
             "",
         ]
         lines += [f"- ❌ {code(f)}" for f in report.outside[:50]]
+    for note in report.notes:
+        lines += ["", f"ℹ️ {plain(note, 500)}"]
     for path, problems in report.by_file.items():
         lines += ["", f"### {code(path)}", ""]
         for p in problems[:50]:
@@ -442,10 +478,31 @@ def pr_of_workflow_run(event: dict[str, Any], github: Any) -> tuple[int, str]:
     )
 
 
-def publish_report(artifact: Artifact, *, github: Any, repo: str) -> dict[str, Any]:
-    """Post or update the sticky comment and create the check run (base-branch code)."""
-    files = github.pull_files(repo, artifact.pr)  # re-checked here: the artifact is untrusted
-    body = render_comment(artifact, outside=outside_logbooks(files))
+def publish_report(
+    artifact: Artifact,
+    *,
+    github: Any,
+    repo: str,
+    repo_dir: Path | None = None,
+    team: str | None = None,
+) -> dict[str, Any]:
+    """Post or update the sticky comment and create the check run (base-branch code).
+
+    Who may change what is decided again here, from trusted facts: the changed paths
+    from the base and head trees (``repo_dir``, a git checkout) or else from the files
+    API when it lists them all, and the author's permission.
+    """
+    ruling = check_pr_changes(artifact, github=github, repo=repo, repo_dir=repo_dir, team=team)
+    # the rule is decided here, from trusted facts; the artifact's view of it is dropped
+    artifact = artifact.model_copy(
+        update={
+            "outside": [],
+            "problems": [p for p in artifact.problems if p.code not in RULE_CODES],
+        }
+    )
+    body = render_comment(
+        artifact, outside=ruling.outside, extra=ruling.problems, notes=ruling.notes
+    )
     existing = find_sticky(github.issue_comments(repo, artifact.pr))
     if existing is not None:
         github.edit_comment(repo, int(existing["id"]), body)
@@ -464,3 +521,56 @@ def publish_report(artifact: Artifact, *, github: Any, repo: str) -> dict[str, A
         body,
     )
     return {"ok": ok, "updated": existing is not None, "comment": body}
+
+
+# --- who may change what (the ownership rule, from trusted facts) -------------------------
+
+
+def git_owner_at(reader: BlobReader, base: str, head: str) -> Any:
+    """``owner_at`` for ``rule_pr``: a logbook's contributor at ``base`` or ``head`` (git)."""
+
+    def owner_at(side: str, rel: str) -> str | None:
+        return contributor_of(reader.read(base if side == "base" else head, rel), rel)
+
+    return owner_at
+
+
+def check_pr_changes(
+    artifact: Artifact, *, github: Any, repo: str, repo_dir: Path | None, team: str | None
+) -> Ruling:
+    """The ownership rule for the artifact's PR and head, from the API and git (trusted)."""
+    pull = github.pull(repo, artifact.pr)
+    base, head = str(pull["base"]["sha"]), artifact.head_sha
+    author = author_from_api(
+        github,
+        repo,
+        str(pull["user"]["login"]),
+        str(pull.get("author_association") or "NONE"),
+        team,
+    )
+    if repo_dir is not None:
+        ensure_commits(repo_dir, [base, head])
+        with BlobReader(repo_dir) as reader:
+            return rule_pr(
+                tree_changes(repo_dir, base, head), author, git_owner_at(reader, base, head)
+            )
+
+    def owner_at(side: str, rel: str) -> str | None:
+        return contributor_of(github.file_text(repo, rel, base if side == "base" else head), rel)
+
+    files, complete = github.pull_files_complete(repo, artifact.pr)
+    ruling = rule_pr([Change(f, "M") for f in files], author, owner_at)
+    if not complete:
+        ruling.problems.insert(
+            0,
+            Problem(
+                P.FILES_NOT_LISTED,
+                f"pull request {artifact.pr}",
+                None,
+                None,
+                f"GitHub lists {len(files)} of the files this pull request changes "
+                f"({pull.get('changed_files')}); it cannot be checked completely",
+                "split it into pull requests of fewer than 3,000 files",
+            ),
+        )
+    return ruling
