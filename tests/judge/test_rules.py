@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import math
+import random
 from pathlib import Path
 
 import pytest
 
-from reproaudit.judge.rules import Point, Rerun, growth_test, judge_claim, resolve_pointer
+from reproaudit.judge.rules import (
+    Judgement,
+    Point,
+    Rerun,
+    growth_test,
+    judge_claim,
+    resolve_pointer,
+)
 from reproaudit.judge.run import collect_cases, judge_config, rules_judgements
 from reproaudit.models import Claim, Result
 from reproaudit.repo import Corpus
@@ -47,23 +55,69 @@ EXPECTED: dict[str, dict[str, tuple[str, list[str]]]] = {
         "C7": ("inconclusive", ["not_rerun"]),
     },
     "not-addressed": {},
+    # rules version 2
+    "growth-linear": {
+        "C1": ("falsified", ["growth_detected", "self_assessment_disagrees", "not_rerun"])
+    },
+    "noisy-flat": {"C1": ("verified", ["not_rerun"])},
+    "bound-flat": {"C12": ("falsified", ["bound_exceeded", "not_rerun"])},
+    "bound-growing": {"C12": ("falsified", ["growth_detected", "bound_exceeded", "not_rerun"])},
+    "scale-wer-fraction": {
+        "C8": ("inconclusive", ["scale_suspect", "self_assessment_disagrees", "not_rerun"])
+    },
+    "scale-ece-percent": {
+        "C9": ("inconclusive", ["scale_suspect", "self_assessment_disagrees", "not_rerun"])
+    },
+    "coverage-ends": {"C10": ("toy", ["short_horizon", "self_assessment_disagrees", "not_rerun"])},
+    "coverage-dense": {"C10": ("verified", ["not_rerun"])},
+    "units-per-plural": {"C3": ("verified", ["not_rerun"])},
+    "units-per-in-unit": {"C11": ("verified", ["not_rerun"])},
+    "units-per-other-count": {"C11": ("inconclusive", ["unit_mismatch", "not_rerun"])},
+    "sweep-wrong-parameter": {"C1": ("inconclusive", ["self_assessment_disagrees", "not_rerun"])},
+}
+
+# logbook -> claim -> what its evidence must say (the reason a person reads)
+EVIDENCE: dict[str, dict[str, str]] = {
+    "growth-linear": {"C1": "k = 10..10^4, additive_term 1.1 -> 101: grows linearly in k"},
+    "noisy-flat": {"C1": "no significant growth with ln k, in k or as a power of k"},
+    "bound-flat": {
+        "C12": "competitive_ratio reaches 2.62 at n=100, above the bound 2 + 0.1 with no "
+        "significant growth"
+    },
+    "bound-growing": {"C12": "grows with ln n"},
+    "scale-wer-fraction": {
+        "C8": "wer 4 dimensionless is 400 percent, 80x above the target 5 percent, though 4 as "
+        "typed is close to it: a scale slip? hint: if 4 means 4%, write unit: percent"
+    },
+    "scale-ece-percent": {
+        "C9": "ece 0.12 percent is 0.0012, 42x below the target 0.05, though 0.12 as typed is "
+        "close to it: a scale slip? hint: if 0.12 is a fraction, write unit: dimensionless "
+        "(or 12 with unit: percent)"
+    },
+    "coverage-ends": {"C10": "no point between n=10 and n=10^6 (5.0 decades)"},
+    "units-per-in-unit": {"C11": "kv_memory 1.9 MB (logbook) meets <= 2 + 0.1 MB"},
+    "units-per-other-count": {"C11": "measured per image but the claim is per token"},
+    "sweep-wrong-parameter": {"C1": "the sweep is over n, the claim's regime is over k"},
 }
 
 
-def rules_outcomes() -> dict[str, dict[str, tuple[str, list[str]]]]:
+def rules_judged() -> dict[str, dict[str, Judgement]]:
     corpus = Corpus(TRAPS)
     cases, _, problems = collect_cases(
         corpus, judge_config("rules", None, None, 1), TRAPS / "reruns"
     )
     assert problems == []
-    out = {}
-    for case in cases:
-        out[case.logbook.logbook.id] = {
-            j.claim: (j.verdict, j.flags) for j in rules_judgements(case)
-        }
-    return out
+    return {case.logbook.logbook.id: {j.claim: j for j in rules_judgements(case)} for case in cases}
 
 
+def rules_outcomes() -> dict[str, dict[str, tuple[str, list[str]]]]:
+    return {
+        logbook: {claim: (j.verdict, j.flags) for claim, j in claims.items()}
+        for logbook, claims in JUDGED.items()
+    }
+
+
+JUDGED = rules_judged()
 OUTCOMES = rules_outcomes()
 
 
@@ -77,6 +131,13 @@ def test_trap(logbook: str) -> None:
 
 def test_every_trap_logbook_has_expectations() -> None:
     assert set(OUTCOMES) == set(EXPECTED)
+
+
+@pytest.mark.parametrize(
+    ("logbook", "claim"), [(b, c) for b, claims in sorted(EVIDENCE.items()) for c in claims]
+)
+def test_trap_evidence_names_the_reason(logbook: str, claim: str) -> None:
+    assert EVIDENCE[logbook][claim] in JUDGED[logbook][claim].evidence
 
 
 def claim(**kw) -> Claim:
@@ -117,23 +178,110 @@ def test_evidence_says_what_was_compared() -> None:
     assert (j.verdict, j.evidence) == ("verified", "t 51.6 ms (logbook) meets <= 52 + 5.2 ms")
 
 
+def fits(points: list[Point], tol: float = 0.5) -> dict[str, tuple[float, float, float]]:
+    g = growth_test(points, tol)
+    assert g is not None
+    return {f.form: (f.slope, f.t, f.rise) for f in g.fits}
+
+
 def test_growth_statistic_and_thresholds() -> None:
     flat = [Point(v, k, "re-run") for k, v in [(8, 1.0), (64, 1.02), (512, 0.99), (4096, 1.01)]]
-    slope, t, rise = growth_test(flat)
-    assert abs(slope) < 0.01 and abs(t) < 3
+    assert all(abs(t) < 3 for _, t, _ in fits(flat).values())
+    assert not growth_test(flat, 0.5).grows
     grows = [Point(0.38 * math.log(k), k, "re-run") for k in (8, 64, 512, 4096)]
-    slope, t, rise = growth_test(grows)
+    slope, t, rise = fits(grows)["ln"]
     assert slope == pytest.approx(0.38)
     assert t > 1e6  # an (almost) exact fit
     assert rise == pytest.approx(0.38 * math.log(512))
-    assert growth_test(grows[:3]) is None  # fewer than 4 points: no test
+    assert growth_test(grows, 0.5).grows
+    assert not growth_test(grows, 3.0).grows  # a rise within the tolerance is not growth
+    assert growth_test(grows[:3], 0.5) is None  # fewer than 4 points: no test
+
+
+def test_linear_growth_on_a_decade_sweep_is_caught_where_ln_alone_misses_it() -> None:
+    # the case: k = 10..10^4, 1.1 -> 101 (linear); against ln k alone t = 2.06
+    points = [Point(v, k, "logbook") for k, v in [(10, 1.1), (100, 2.0), (1e3, 11.0), (1e4, 101.0)]]
+    got = fits(points)
+    assert got["ln"][1] == pytest.approx(2.058, abs=1e-3)
+    assert got["linear"][1] == math.inf and got["linear"][2] == pytest.approx(99.9)
+    assert got["power"][1] > 3
+    g = growth_test(points, 0.5)
+    assert [f.form for f in g.significant] == ["linear", "power"]
+    assert g.strongest.form == "linear"
+    j = judge_claim(bounded("k", 2, 0.5), result(sweep=sweep("k", points)), None)
+    assert (j.verdict, j.flags) == ("falsified", ["growth_detected", "not_rerun"])
+
+
+def test_polynomial_growth_is_caught_by_the_power_fit() -> None:
+    ks = [10, 100, 1000, 10000]
+    points = [Point(0.2 * k**0.25, k, "logbook") for k in ks]  # 0.36 -> 2.0
+    g = growth_test(points, 0.5)
+    assert g.grows and "power" in [f.form for f in g.significant]
+
+
+def test_power_fit_needs_positive_values() -> None:
+    points = [Point(v, k, "logbook") for k, v in [(10, -1.0), (100, 0.5), (1e3, 2.0), (1e4, 3.5)]]
+    assert "power" not in fits(points)
+
+
+def flat_noisy_sweeps(noise: float, seed: int, count: int) -> list[list[Point]]:
+    rng = random.Random(seed)
+    grids = [[10.0**e for e in range(1, 5)], [2.0**e for e in range(1, 13)], [8, 16, 32, 64]]
+    return [
+        [Point(1.0 + rng.gauss(0, noise), k, "logbook") for k in grids[i % len(grids)]]
+        for i in range(count)
+    ]
+
+
+def test_flat_noisy_sweeps_are_not_growth() -> None:
+    # realistic noise: sd a quarter of the tolerance; benchmarks/growth_power.py has the rates
+    sweeps = flat_noisy_sweeps(noise=0.125, seed=7, count=600)
+    false_positives = sum(growth_test(s, 0.5).grows for s in sweeps)
+    assert false_positives <= 3  # 0.5%: with three fits, each t > 3 with rise > tolerance
+    # and the same noise on top of real growth (2x the tolerance, linear) is caught
+    rng = random.Random(8)
+    ks = [10.0**e for e in range(1, 5)]
+    caught = sum(
+        growth_test(
+            [Point(1 + 1.0 * (k - 10) / (1e4 - 10) + rng.gauss(0, 0.125), k, "x") for k in ks],
+            0.5,
+        ).grows
+        for _ in range(200)
+    )
+    assert caught >= 190
+
+
+def test_a_constant_sweep_has_no_growth_even_with_zero_tolerance() -> None:
+    points = [Point(1.3, k, "logbook") for k in (1, 10, 100, 1000, 10000)]
+    assert not growth_test(points, 0.0).grows  # float noise in the fit is not a slope
+
+
+def sweep(parameter: str, points: list[Point]) -> dict:
+    return {
+        "parameter": parameter,
+        "values": [p.at for p in points],
+        "measured": [p.value for p in points],
+    }
 
 
 def test_bounded_claim_with_a_value_is_falsified_when_exceeded_even_without_growth() -> None:
     c = bounded("n", 1, 0.1, value=1.0)
     r = result(sweep={"parameter": "n", "values": [1, 10, 100, 1000], "measured": [1.3] * 4})
     j = judge_claim(c, r, None)
-    assert (j.verdict, j.flags) == ("falsified", ["growth_detected", "not_rerun"])
+    # rules version 2: a flat sweep above the bound is bound_exceeded, not growth_detected
+    assert (j.verdict, j.flags) == ("falsified", ["bound_exceeded", "not_rerun"])
+    assert j.evidence == (
+        "n = 1..1000, gap 1.3 -> 1.3: gap reaches 1.3 at n=1, above the bound 1 + 0.1 "
+        "with no significant growth"
+    )
+
+
+def test_a_short_sweep_above_the_bound_is_exceeded_without_a_growth_test() -> None:
+    c = bounded("n", 1, 0.1, value=1.0)
+    r = result(sweep={"parameter": "n", "values": [1, 10], "measured": [0.9, 1.3]})
+    j = judge_claim(c, r, None)
+    assert (j.verdict, j.flags) == ("falsified", ["bound_exceeded", "not_rerun"])
+    assert j.evidence.endswith("gap reaches 1.3 at n=10, above the bound 1 + 0.1")
 
 
 def test_growth_within_tolerance_is_not_growth() -> None:
