@@ -347,3 +347,202 @@ def test_a_rerun_of_other_logbook_bytes_is_ignored(tmp_path: Path) -> None:
     assert case.record is None
     c5 = next(j for j in rules_judgements(case) if j.claim == "C5")
     assert (c5.verdict, c5.flags) == ("verified", ["not_rerun"])  # the typed 0.95, unverified
+
+
+# --- rules version 2: evidence text, scale, coverage, per ----------------------------------
+
+
+def threshold(
+    form: str, value: float, tol: dict, unit: str = "dimensionless", per: str | None = None, **kw
+) -> Claim:
+    target = {"metric": "m", "form": form, "value": value, "unit": unit, "tolerance": tol}
+    return claim(target=target | {"per": per}, **kw)
+
+
+@pytest.mark.parametrize(
+    ("form", "value", "tol", "measured", "evidence"),
+    [
+        # the case: 75.749 must not print as 75.75 against 76.25 - 0.5
+        ("at_least", 76.25, {"abs": 0.5}, 75.749, "m 75.749 (logbook) fails >= 76.25 - 0.5"),
+        ("at_least", 76.25, {"abs": 0.5}, 75.75, "m 75.75 (logbook) meets >= 76.25 - 0.5"),
+        ("equal", 0.3, {"rel": 0.001}, 0.3003001, "m 0.3003001 (logbook) fails = 0.3 ± 0.0003"),
+        ("at_most", 52, {"rel": 0.1}, 57.2000004, "m 57.2000004 (logbook) fails <= 52 + 5.2"),
+        # a bound met exactly as written is met (no binary float noise: 1.1 - 0.1 is 1)
+        ("at_least", 1.1, {"abs": 0.1}, 1.0, "m 1 (logbook) meets >= 1.1 - 0.1"),
+    ],
+)
+def test_evidence_numbers_show_why_a_bound_failed(
+    form: str, value: float, tol: dict, measured: float, evidence: str
+) -> None:
+    j = judge_claim(
+        threshold(form, value, tol), result(measurements=[{"metric": "m", "value": measured}]), None
+    )
+    assert j.evidence == evidence
+
+
+def test_sweeps_are_described_in_parameter_order() -> None:
+    c = bounded("k", 2, 0.5)
+    ks, ys = [1000, 10, 100, 10000, 2], [1.0, 1.1, 1.05, 0.98, 1.12]
+    j = judge_claim(c, result(sweep={"parameter": "k", "values": ks, "measured": ys}), None)
+    assert j.evidence.startswith("k = 2..10^4, gap 1.12 -> 0.98: no significant growth")
+    c = threshold("at_least", 0.5, {"abs": 0}, regime={"parameter": "n", "from": 1, "to": 100})
+    r = result(
+        sweep={"parameter": "n", "metric": "m", "values": [100, 1, 10], "measured": [0.6, 0.8, 0.7]}
+    )
+    assert judge_claim(c, r, None).evidence.startswith(
+        "m 0.8 at n=1 (logbook), 0.7 at n=10 (logbook), 0.6 at n=100 (logbook) meets"
+    )
+
+
+def test_a_sweep_over_another_parameter_or_metric_is_named_and_not_used() -> None:
+    c = threshold("at_least", 0.5, {"abs": 0}, regime={"parameter": "k", "from": 10, "to": 100})
+    wrong = {"parameter": "n", "values": [1, 2], "measured": [0.1, 0.2]}
+    measured = [
+        {"metric": "m", "value": 0.7, "at": {"k": 10}},
+        {"metric": "m", "value": 0.6, "at": {"k": 100}},
+    ]
+    j = judge_claim(c, result(measurements=measured, sweep=wrong), None)
+    assert (j.verdict, j.evidence) == (
+        "verified",
+        "the sweep is over n, the claim's regime is over k (not used); "
+        "m 0.7 at k=10 (logbook), 0.6 at k=100 (logbook) meets >= 0.5 - 0",
+    )
+    other = {"parameter": "k", "metric": "loss", "values": [10, 100], "measured": [0.1, 0.2]}
+    j = judge_claim(c, result(sweep=other), None)
+    assert (j.verdict, j.evidence) == (
+        "inconclusive",
+        "the sweep measures loss, the claim's target is m: it cannot test this claim",
+    )
+
+
+@pytest.mark.parametrize(
+    ("target_unit", "value", "typed", "unit", "suspect"),
+    [
+        ("percent", 5, 4, "dimensionless", True),  # WER 4 meaning 4%: would falsify (400%)
+        ("dimensionless", 0.05, 0.12, "percent", True),  # 0.12 "%" meaning 12%: would verify
+        ("dimensionless", 0.05, 0.04, "percent", True),  # 0.0004 is 125x below: suspect
+        ("percent", 5, 0.04, "dimensionless", False),  # a fraction correctly marked: 4%
+        ("dimensionless", 0.9, 93, "percent", False),  # percent correctly marked: 0.93
+        ("ms", 52, 52, "s", False),  # 1000x: not a percent slip, an ordinary falsification
+        ("ms", 52, 0.0516, "s", False),
+    ],
+)
+def test_scale_suspect(
+    target_unit: str, value: float, typed: float, unit: str, suspect: bool
+) -> None:
+    c = threshold("at_most", value, {"rel": 0.05}, unit=target_unit)
+    j = judge_claim(c, result(measurements=[{"metric": "m", "value": typed, "unit": unit}]), None)
+    assert ("scale_suspect" in j.flags) is suspect, j.evidence
+    if suspect:
+        assert j.verdict == "inconclusive" and "hint:" in j.evidence
+        assert len(j.evidence) < 300  # the PR comment's table shows 300 characters
+
+
+def test_scale_check_skips_a_zero_target() -> None:
+    c = threshold("at_most", 0, {"abs": 0}, unit="percent")
+    j = judge_claim(
+        c, result(measurements=[{"metric": "m", "value": 0.5, "unit": "dimensionless"}]), None
+    )
+    assert (j.verdict, j.flags) == ("falsified", ["not_rerun"])
+
+
+def test_scale_suspect_from_a_sweep_in_another_unit() -> None:
+    c = claim(
+        target={
+            "metric": "gap",
+            "form": "bounded",
+            "value": 5,
+            "unit": "percent",
+            "tolerance": {"abs": 0.5},
+        },
+        regime={"parameter": "k", "from": 1, "to": None},
+    )
+    s = {
+        "parameter": "k",
+        "values": [1, 10, 100, 1000],
+        "measured": [4, 4, 4, 4],
+        "unit": "dimensionless",
+    }
+    j = judge_claim(c, result(sweep=s), None)
+    assert (j.verdict, j.flags) == ("inconclusive", ["scale_suspect", "not_rerun"])
+
+
+def covered(regime: dict, ats: list[float]) -> Judgement:
+    c = threshold("at_least", 0.5, {"abs": 0}, regime=regime)
+    ms = [{"metric": "m", "value": 0.9, "at": {"n": a}} for a in ats]
+    return judge_claim(c, result(measurements=ms), None)
+
+
+@pytest.mark.parametrize(
+    ("regime", "ats", "gap"),
+    [
+        # the case: 10..10^6 is not covered by its two ends
+        ({"from": 10, "to": 1e6}, [10, 1e6], "no point between n=10 and n=10^6 (5.0 decades)"),
+        ({"from": 10, "to": 1e6}, [10, 100, 1e3, 1e4, 1e5, 1e6], None),
+        # the ends of the regime count: nothing near its start
+        (
+            {"from": 10, "to": 1e6},
+            [1e3, 1e4, 1e5, 1e6],
+            "no point between n=10 (where the claim starts) and n=1000 (2.0 decades)",
+        ),
+        # asymptotic: the start counts, the span rule still holds
+        (
+            {"from": 1, "to": None},
+            [100, 1e3, 1e4],
+            "no point between n=1 (where the claim starts) and n=100 (2.0 decades)",
+        ),
+        ({"from": 1, "to": None}, [2, 20, 200], None),
+        # a regime of less than two decades is not checked for gaps
+        ({"from": 100, "to": 1500}, [100, 1500], None),
+        # several gaps: the widest first
+        (
+            {"from": 1, "to": 1e6},
+            [1, 10, 1e3, 1e6],
+            "no point between n=1000 and n=10^6 (3.0 decades); no point between n=10 and "
+            "n=1000 (2.0 decades)",
+        ),
+    ],
+)
+def test_coverage_gaps(regime: dict, ats: list[float], gap: str | None) -> None:
+    j = covered({"parameter": "n"} | regime, ats)
+    if gap is None:
+        assert (j.verdict, j.flags) == ("verified", ["not_rerun"]), j.evidence
+    else:
+        assert (j.verdict, j.flags) == ("toy", ["short_horizon", "not_rerun"])
+        assert gap in j.evidence
+
+
+def test_a_counterexample_inside_a_gappy_regime_still_falsifies() -> None:
+    c = threshold("at_least", 0.5, {"abs": 0}, regime={"parameter": "n", "from": 10, "to": 1e6})
+    ms = [{"metric": "m", "value": v, "at": {"n": a}} for a, v in [(10, 0.9), (1e6, 0.1)]]
+    assert judge_claim(c, result(measurements=ms), None).verdict == "falsified"
+
+
+@pytest.mark.parametrize(
+    ("unit", "per", "value", "verdict", "flags"),
+    [
+        ("MB", "tokens", 1.9, "verified", ["not_rerun"]),
+        ("MB", "Token", 1.9, "verified", ["not_rerun"]),
+        ("MB / token", None, 1.9, "verified", ["not_rerun"]),
+        ("kB / tokens", None, 2500, "falsified", ["not_rerun"]),
+        ("GB / token", None, 0.0019, "verified", ["not_rerun"]),
+        ("MB / image", None, 1.9, "inconclusive", ["unit_mismatch", "not_rerun"]),
+        ("MB", None, 1.9, "inconclusive", ["unit_mismatch", "not_rerun"]),
+        ("MB", "image", 1.9, "inconclusive", ["unit_mismatch", "not_rerun"]),
+        ("MB / token", "token", 1.9, "inconclusive", ["unit_mismatch", "not_rerun"]),
+        ("s / token", None, 1.9, "inconclusive", ["unit_mismatch", "not_rerun"]),
+    ],
+)
+def test_per_is_folded_and_compared_singular_and_plural_alike(
+    unit: str, per: str | None, value: float, verdict: str, flags: list[str]
+) -> None:
+    c = threshold("at_most", 2, {"rel": 0.05}, unit="MB", per="token")
+    m = {"metric": "m", "value": value, "unit": unit, "per": per}
+    j = judge_claim(c, result(measurements=[m]), None)
+    assert (j.verdict, j.flags) == (verdict, flags), j.evidence
+
+
+def test_a_claim_whose_unit_carries_its_per_matches_a_stated_per() -> None:
+    c = threshold("at_most", 2, {"rel": 0.05}, unit="MB / token")
+    m = {"metric": "m", "value": 1.9, "unit": "MB", "per": "tokens"}
+    assert judge_claim(c, result(measurements=[m]), None).verdict == "verified"

@@ -41,6 +41,7 @@ shown to be visibly true (75.749 fails >= 76.25 - 0.5, not "75.75 fails").
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 from ..models import Claim, Result, Target
 from .coverage import coverage_gap, number
@@ -178,21 +179,26 @@ def _judge_threshold(claim: Claim, target: Target, points: list[Point], j: Judge
     _cap_for_coverage(claim, points, j)
 
 
-def _passes(form: str, m: float, value: float, tol: float) -> bool:
+def _passes(form: str, m: float, value: float, tol: float, digits: int = 15) -> bool:
+    """The target's comparison in decimal, on the numbers rounded to ``digits``.
+
+    At 15 digits this is the comparison as written, without binary float noise
+    (1.0 passes >= 1.1 - 0.1); with fewer it is the comparison as printed.
+    """
+    m_, v, t = (Decimal(f"{x:.{digits}g}") for x in (m, value, tol))
     if form == "at_least":
-        return m >= value - tol
+        return m_ >= v - t
     if form == "at_most":
-        return m <= value + tol
-    return abs(m - value) <= tol
+        return m_ <= v + t
+    return abs(m_ - v) <= t
 
 
-def _digits(form: str, ms: list[float], value: float, tol: float, at_least: int = 4) -> int:
-    """Significant digits for the comparison, as printed, to come out as it really does."""
-    for digits in range(at_least, 18):
-        r = lambda x: float(f"{x:.{digits}g}")  # noqa: B023, E731
-        if all(_passes(form, r(m), r(value), r(tol)) == _passes(form, m, value, tol) for m in ms):
+def _digits(form: str, ms: list[float], value: float, tol: float) -> int:
+    """Significant digits (at least 4) for the comparison to read as it really comes out."""
+    for digits in range(4, 16):
+        if all(_passes(form, m, value, tol, digits) == _passes(form, m, value, tol) for m in ms):
             return digits
-    return 17
+    return 15
 
 
 def _cap_for_coverage(claim: Claim, points: list[Point], j: Judgement) -> None:
