@@ -546,3 +546,20 @@ def test_a_claim_whose_unit_carries_its_per_matches_a_stated_per() -> None:
     c = threshold("at_most", 2, {"rel": 0.05}, unit="MB / token")
     m = {"metric": "m", "value": 1.9, "unit": "MB", "per": "tokens"}
     assert judge_claim(c, result(measurements=[m]), None).verdict == "verified"
+
+
+def test_check_shows_the_scale_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from click.testing import CliRunner
+
+    from reproaudit.cli import cli
+
+    repo = tmp_path / "traps"
+    shutil.copytree(TRAPS, repo)
+    monkeypatch.chdir(repo)
+    out = CliRunner().invoke(cli, ["check", "logbooks/TrapPaper1/scale-wer-fraction.yaml"])
+    assert out.exit_code == 0, out.output
+    row = next(line for line in out.output.splitlines() if line.startswith("| C8 |"))
+    assert "| inconclusive | scale_suspect, self_assessment_disagrees, not_rerun |" in row
+    assert "hint: if 4 means 4%, write unit: percent" in row
