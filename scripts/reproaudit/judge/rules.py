@@ -46,9 +46,17 @@ from decimal import Decimal
 from ..models import Claim, Result, Target
 from .coverage import coverage_gap, number
 from .growth import MIN_POINTS, PHRASE, T_THRESHOLD, Growth, describe_fit, growth
-from .points import Judgement, Point, Rerun, gather, resolve_pointer, tolerance_of
+from .points import _MISSING, Judgement, Point, Rerun, gather, resolve_pointer, tolerance_of
 
-__all__ = ["RULES_VERSION", "Judgement", "Point", "Rerun", "judge_claim", "resolve_pointer"]
+__all__ = [
+    "RULES_VERSION",
+    "_MISSING",
+    "Judgement",
+    "Point",
+    "Rerun",
+    "judge_claim",
+    "resolve_pointer",
+]
 
 RULES_VERSION = 2
 
