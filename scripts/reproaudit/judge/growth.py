@@ -58,10 +58,12 @@ class Growth:
         return bool(self.significant)
 
     @property
-    def strongest(self) -> Fit:
-        """The significant fit with the largest t, else the fit with the largest t."""
-        pool = self.significant or list(self.fits)
-        return max(pool, key=lambda f: (f.t, -FORMS.index(f.form)))
+    def shown(self) -> Fit:
+        """The fit to report: the first significant one in ``FORMS`` order (the slowest
+        growth shape that fits), else the one closest to significance (largest t)."""
+        if self.significant:
+            return self.significant[0]
+        return max(self.fits, key=lambda f: (f.t, -FORMS.index(f.form)))
 
 
 def least_squares(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float, float] | None:

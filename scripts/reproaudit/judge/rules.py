@@ -237,7 +237,7 @@ def _judge_bounded(claim: Claim, target: Target, points: list[Point], j: Judgeme
         sweep = f"{parameter} = {number(placed[0].at)}..{number(placed[-1].at)}, "
         sweep += f"{target.metric} {ends}: "
     if fit is not None and fit.grows:
-        best = fit.strongest
+        best = fit.shown
         j.verdict = "falsified"
         j.add("growth_detected")
         j.evidence += (
@@ -268,11 +268,11 @@ def _judge_bounded(claim: Claim, target: Target, points: list[Point], j: Judgeme
             f"points to test for growth; found {len(placed)}"
         )
         return
-    best = fit.strongest
+    best = fit.shown
     j.verdict = "verified"
     j.evidence += (
         f"{sweep}no significant growth with ln {parameter}, in {parameter} or as a power of "
-        f"{parameter} (strongest: {PHRASE[best.form].format(p=parameter)}, "
+        f"{parameter} (closest: {PHRASE[best.form].format(p=parameter)}, "
         f"{describe_fit(best, parameter)}; tolerance {tol:.4g})"
     )
     _cap_for_coverage(claim, points, j)
