@@ -75,6 +75,7 @@ def convert(value: float, from_unit: str, to_unit: str) -> float:
         raise UnitError(f"cannot convert {from_unit!r} to {to_unit!r}: {exc}") from None
 
 
+@lru_cache(maxsize=4096)
 def normalise_per(per: str | None) -> str | None:
     """One spelling per ``per``, so that equal pers compare equal.
 
@@ -126,6 +127,7 @@ def singular(word: str) -> str:
     return word[:-1]
 
 
+@lru_cache(maxsize=4096)
 def split_per(unit: str | None, per: str | None) -> tuple[str, str | None]:
     """Fold a count in a unit's denominator into ``per`` when no ``per`` is given.
 

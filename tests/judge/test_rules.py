@@ -565,3 +565,8 @@ def test_check_shows_the_scale_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     row = next(line for line in out.output.splitlines() if line.startswith("| C8 |"))
     assert "| inconclusive | scale_suspect, self_assessment_disagrees, not_rerun |" in row
     assert "hint: if 4 means 4%, write unit: percent" in row
+
+
+def test_a_regime_of_non_positive_values_has_no_log_scale_gaps() -> None:
+    j = covered({"parameter": "n", "from": -10, "to": 0}, [-10, -5, 0])
+    assert (j.verdict, j.flags) == ("verified", ["not_rerun"])

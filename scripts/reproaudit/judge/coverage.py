@@ -66,6 +66,8 @@ def _widest_gaps(regime: Regime, positive: list[float]) -> str | None:
     marks: list[tuple[float, str]] = [(x, "") for x in positive]
     if start is not None and (not positive or start < positive[0]):
         marks.insert(0, (start, " (where the claim starts)"))
+    if not marks:
+        return None
     if regime.to is not None and regime.to > marks[-1][0]:
         marks.append((regime.to, " (where the claim ends)"))
     lo, hi = marks[0][0], (regime.to if regime.to is not None else math.inf)
