@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,9 +18,11 @@ from reproaudit.fold import (
     fold,
     fold_claims,
     latest_per_contributor,
+    natural_key,
     stats,
     stats_from_buckets,
 )
+from tests.gitutil import git
 
 T0 = datetime(2026, 7, 1, tzinfo=UTC)
 # the public challenge's paper buckets
@@ -87,6 +91,65 @@ def test_each_contributor_counts_once_with_their_latest_logbook() -> None:
     claims, papers = fold(v, no_reviews())
     assert claims["fold"].tolist() == ["falsified"]
     assert papers["bucket"].tolist() == ["falsified"]
+
+
+def test_github_handles_are_compared_case_insensitively() -> None:
+    # Alice and alice are one contributor: her later logbook replaces the earlier one
+    v = rows(
+        ("P", "alice-1", "Alice", 1, "C1", "verified"),
+        ("P", "alice-2", "alice", 5, "C1", "falsified"),
+        ("P", "bob-1", "BOB", 1, "C1", "falsified"),
+    )
+    counted = latest_per_contributor(v)
+    assert sorted(counted["logbook"]) == ["alice-2", "bob-1"]
+    claims, _ = fold(v, no_reviews())
+    assert claims[["fold", "contributors"]].values.tolist() == [["falsified", 2]]
+    assert counted["contributor"].tolist() == ["alice", "BOB"]  # handles shown as written
+
+
+def test_judged_at_ties_break_by_the_logbooks_last_change() -> None:
+    # one judge run gives both logbooks the same judged_at; alice-2 changed before alice-1
+    v = rows(
+        ("P", "alice-1", "alice", 3, "C1", "verified"),
+        ("P", "alice-2", "alice", 3, "C1", "falsified"),
+    )
+    v["logbook_changed_at"] = [T0.replace(day=2), T0.replace(day=1)]
+    assert latest_per_contributor(v)["logbook"].tolist() == ["alice-1"]
+    v["logbook_changed_at"] = [T0.replace(day=1), T0.replace(day=2)]
+    assert latest_per_contributor(v)["logbook"].tolist() == ["alice-2"]
+    # a later judged_at still wins over a later change
+    v["judged_at"] = [T0.replace(day=4), T0.replace(day=3)]
+    assert latest_per_contributor(v)["logbook"].tolist() == ["alice-1"]
+
+
+@pytest.mark.parametrize("changed", [None, "same", "unknown"])
+def test_remaining_ties_break_by_natural_order(changed: str | None) -> None:
+    # alice-10 comes after alice-9 (not before, as plain string order would have it)
+    v = rows(
+        ("P", "alice-10", "alice", 3, "C1", "verified"),
+        ("P", "alice-9", "Alice", 3, "C1", "falsified"),
+        ("P", "alice-2b", "alice", 3, "C1", "toy"),
+    )
+    if changed == "same":
+        v["logbook_changed_at"] = [T0] * 3
+    elif changed == "unknown":
+        v["logbook_changed_at"] = pd.Series([pd.NaT] * 3, dtype="datetime64[ns, UTC]")
+    assert latest_per_contributor(v)["logbook"].tolist() == ["alice-10"]
+    assert sorted(["alice-10", "alice-9", "alice-2b", "alice-2"], key=natural_key) == [
+        "alice-2",
+        "alice-2b",
+        "alice-9",
+        "alice-10",
+    ]
+
+
+def test_an_unknown_change_time_counts_as_oldest() -> None:
+    v = rows(
+        ("P", "alice-2", "alice", 3, "C1", "verified"),
+        ("P", "alice-1", "alice", 3, "C1", "falsified"),
+    )
+    v["logbook_changed_at"] = pd.Series([pd.NaT, T0], dtype="datetime64[ns, UTC]")
+    assert latest_per_contributor(v)["logbook"].tolist() == ["alice-1"]
 
 
 def test_maintainer_reviews_apply_first_and_author_responses_do_not_count() -> None:
@@ -201,3 +264,82 @@ def test_stats_on_a_generated_corpus_with_the_challenge_counts(tmp_path: Path) -
     assert "Papers judged: 2,176" in text
     assert "At least one claim verified: 1,103 (50.7%)" in text
     assert "At least one claim falsified or contested: 496 (22.8%)" in text
+
+
+# --- the tie-break's clock, from a real git repository --------------------------------------
+
+
+def write_two_logbooks(root: Path) -> None:
+    """One paper, two logbooks of one contributor (spelt two ways), judged in one run."""
+    (root / "claims/conf").mkdir(parents=True)
+    (root / "claims/conf/P1.yaml").write_text(
+        "paper: {id: P1, title: Paper, venue: Conf 2026}\nclaims_version: 1\n"
+        "claims:\n  - {id: C1, statement: s, anchor: T1, kind: empirical}\n"
+    )
+    for lid, who, verdict in (("alice-9", "Alice", "verified"), ("alice-10", "alice", "falsified")):
+        (root / "logbooks/P1").mkdir(parents=True, exist_ok=True)
+        (root / "verdicts/P1").mkdir(parents=True, exist_ok=True)
+        (root / f"logbooks/P1/{lid}.yaml").write_text(
+            f"logbook: {{id: {lid}, paper: P1, claims_version: 1, "
+            f"contributor: {{github: {who}}}}}\nresults: []\n"
+        )
+        (root / f"verdicts/P1/{lid}.yaml").write_text(
+            f"paper: P1\nlogbook: {lid}\ninput_sha256: {SHA}\njudge: {{mode: rules}}\n"
+            f"judged_at: 2026-07-01T00:00:00Z\nclaims:\n  - {{claim: C1, verdict: {verdict}}}\n"
+        )
+
+
+def claim_fold_of(root: Path) -> str:
+    result = CliRunner().invoke(cli, ["stats", "--json", "--repo", str(root)])
+    assert result.exit_code == 0, result.output
+    claims = json.loads(result.output)["claims"]
+    assert sum(claims.values()) == 1  # Alice and alice are one contributor: never contested
+    return next(k for k, v in claims.items() if v)
+
+
+def commit(repo: Path, message: str, date: str) -> None:
+    env = os.environ | {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    subprocess.run(
+        [
+            "git",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-C",
+            str(repo),
+            "commit",
+            "-qm",
+            message,
+        ],
+        check=True,
+        capture_output=True,
+        env=env,
+    )
+
+
+def test_the_logbook_committed_last_counts_when_judged_together(tmp_path: Path) -> None:
+    write_two_logbooks(tmp_path)
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", "claims", "verdicts", "logbooks/P1/alice-10.yaml")
+    commit(tmp_path, "alice-10", "2026-07-01T00:00:00Z")
+    # file times say the opposite (a fresh clone writes files in any order): git wins
+    stamp = T0.timestamp()
+    os.utime(tmp_path / "logbooks/P1/alice-9.yaml", (stamp, stamp))
+    git(tmp_path, "add", "-A")
+    commit(tmp_path, "alice-9", "2026-07-02T00:00:00Z")
+    # alice-9 changed last: it counts, although alice-10 sorts after it
+    assert claim_fold_of(tmp_path) == "verified"
+
+
+def test_without_git_or_change_times_natural_order_decides(tmp_path: Path) -> None:
+    write_two_logbooks(tmp_path)
+    stamp = T0.timestamp()
+    for lid in ("alice-9", "alice-10"):
+        os.utime(tmp_path / f"logbooks/P1/{lid}.yaml", (stamp, stamp))
+    # same judged_at, same file time: alice-10 comes after alice-9
+    assert claim_fold_of(tmp_path) == "falsified"
+    later = stamp + 60
+    os.utime(tmp_path / "logbooks/P1/alice-9.yaml", (later, later))
+    # no git here: a working copy's file time is its last change
+    assert claim_fold_of(tmp_path) == "verified"

@@ -5,8 +5,12 @@ The rules of DESIGN.md ("Folding verdicts"):
 1. Maintainer reviews apply first: the latest ``review`` of a (logbook, claim)
    overrides its machine verdict (``confirm`` -> falsified, ``reject`` ->
    inconclusive). Author responses are shown, not counted.
-2. Per claim, each contributor counts once, with the verdict of their most
-   recently judged logbook for that paper.
+2. Per claim, each contributor counts once (GitHub handles compared
+   case-insensitively: ``Alice`` and ``alice`` are one person), with the verdict
+   of their most recently judged logbook for that paper. Ties of ``judged_at``
+   (one judge run judges many logbooks) break by the logbook's last change
+   (``logbook_changed_at``, when the caller has it), then by natural order of
+   the logbook ids (``alice-10`` after ``alice-9``).
 3. Claim fold: contested = verified and falsified both present (necessarily
    from different contributors); verified = verified, no falsified; falsified =
    falsified, no verified; toy = only toy and inconclusive with at least one
@@ -18,12 +22,15 @@ The rules of DESIGN.md ("Folding verdicts"):
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 VERDICT_COLUMNS = ["paper", "logbook", "contributor", "judged_at", "claim", "verdict"]
+# Optional: when each row's logbook last changed (git or file time), to break judged_at ties.
+CHANGED_COLUMN = "logbook_changed_at"
 REVIEW_COLUMNS = ["paper", "logbook", "claim", "kind", "stance", "at"]
 CLAIM_FOLDS = ["contested", "verified", "falsified", "toy", "inconclusive"]
 BUCKETS = [
@@ -74,17 +81,42 @@ def apply_reviews(verdicts: pd.DataFrame, reviews: pd.DataFrame) -> pd.DataFrame
     return out
 
 
+def natural_key(text: str) -> tuple:
+    """Sort key that orders digit runs by value: ``alice-9`` < ``alice-10``."""
+    return tuple(
+        (0, int(part), part) if part.isdigit() else (1, 0, part)
+        for part in re.split(r"(\d+)", text)
+        if part
+    )
+
+
 def latest_per_contributor(verdicts: pd.DataFrame) -> pd.DataFrame:
-    """Only the rows of each contributor's most recently judged logbook per paper."""
+    """Only the rows of each contributor's most recently judged logbook per paper.
+
+    Contributors are GitHub handles, compared case-insensitively. Ties of
+    ``judged_at`` break by ``logbook_changed_at`` (when present; unknown counts
+    as oldest), then by the natural order of logbook ids.
+    """
     if verdicts.empty:
         return verdicts
-    books = verdicts[["paper", "contributor", "logbook", "judged_at"]].drop_duplicates(
+    columns = ["paper", "contributor", "logbook", "judged_at"]
+    changed = CHANGED_COLUMN in verdicts.columns
+    books = verdicts[[*columns, CHANGED_COLUMN] if changed else columns].drop_duplicates(
         ["paper", "logbook"]
     )
-    latest = books.sort_values(["judged_at", "logbook"], kind="stable").drop_duplicates(
-        ["paper", "contributor"], keep="last"
+    books = books.assign(
+        who=books["contributor"].astype(str).str.casefold(),
+        natural=books["logbook"].map(_natural_rank(books["logbook"])),
+    )
+    order = ["judged_at", *([CHANGED_COLUMN] if changed else []), "natural"]
+    latest = books.sort_values(order, kind="stable", na_position="first").drop_duplicates(
+        ["paper", "who"], keep="last"
     )
     return verdicts.merge(latest[["paper", "logbook"]], on=["paper", "logbook"], how="inner")
+
+
+def _natural_rank(logbooks: pd.Series) -> dict[str, int]:
+    return {name: i for i, name in enumerate(sorted(set(logbooks), key=natural_key))}
 
 
 def fold_claims(verdicts: pd.DataFrame) -> pd.DataFrame:

@@ -35,8 +35,10 @@ Stance = Literal["confirm", "reject", "agree", "disagree", "fixed"]
 Flag = Literal[
     "rerun_mismatch",
     "unit_mismatch",
+    "scale_suspect",
     "short_horizon",
     "growth_detected",
+    "bound_exceeded",
     "toy_setup",
     "self_assessment_disagrees",
     "judge_conflict",
@@ -46,6 +48,7 @@ Flag = Literal[
     "not_rerun",
     "llm_failed",
     "suspected_injection",
+    "stale_rerun",
 ]
 # Hugging Face Jobs flavors, plus `cpu` for "any machine, no accelerator".
 Hardware = Literal[

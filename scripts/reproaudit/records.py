@@ -12,13 +12,15 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .fold import REVIEW_COLUMNS, VERDICT_COLUMNS
+from . import layout
+from .changes import logbook_change_times
+from .fold import CHANGED_COLUMN, REVIEW_COLUMNS, VERDICT_COLUMNS
 from .repo import Corpus, paused_gc
 
 
 @dataclass
 class Tables:
-    verdicts: pd.DataFrame  # VERDICT_COLUMNS + evidence, flags, mode, input_sha256
+    verdicts: pd.DataFrame  # VERDICT_COLUMNS + evidence, flags, mode, input_sha256, CHANGED_COLUMN
     reviews: pd.DataFrame  # REVIEW_COLUMNS + by, link, text
 
 
@@ -61,6 +63,14 @@ def load_tables(corpus: Corpus) -> Tables:
     )
     if not verdicts.empty:
         verdicts["judged_at"] = pd.to_datetime(verdicts["judged_at"], utc=True)
+    rels = [
+        layout.logbook_rel(p, b)
+        for p, b in zip(verdicts["paper"], verdicts["logbook"], strict=True)
+    ]
+    changed = logbook_change_times(corpus.root, sorted(set(rels)))
+    verdicts[CHANGED_COLUMN] = pd.to_datetime(
+        pd.Series([changed[r] for r in rels], index=verdicts.index, dtype=object), utc=True
+    )
     review_frame = pd.DataFrame(reviews, columns=[*REVIEW_COLUMNS, "by", "link", "text"])
     if not review_frame.empty:
         review_frame["at"] = pd.to_datetime(review_frame["at"], utc=True)

@@ -5,6 +5,11 @@ strings are cached, so validating 36,000 claims parses each distinct unit once.
 Counting nouns that papers report rates in (tokens, images, trajectories...)
 are their own base dimensions: ``token / s`` and ``image / s`` do not convert
 into each other, and what a time is *per* is carried separately in ``per``.
+
+``per`` is compared after two normalisations (DESIGN.md, rules version 2):
+singular and plural alike (``token`` = ``tokens``, ``batches of 50`` = ``batch
+of 50``), and a unit that carries its per (``MB / token``, no ``per``) is read
+as ``MB`` per ``token``.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ COUNT_UNITS = (
     "frame",
     "parameter",
 )
+# pint reads a trailing "s" as a plural by itself; these plurals need an alias.
+_IRREGULAR_PLURALS = {"trajectory": "trajectories", "query": "queries"}
 
 
 @cache
@@ -34,7 +41,8 @@ def registry() -> Any:
 
     ureg = pint.UnitRegistry()
     for name in COUNT_UNITS:
-        ureg.define(f"{name} = [{name}]")
+        plural = _IRREGULAR_PLURALS.get(name)
+        ureg.define(f"{name} = [{name}]" + (f" = _ = {plural}" if plural else ""))
     return ureg
 
 
@@ -67,8 +75,75 @@ def convert(value: float, from_unit: str, to_unit: str) -> float:
         raise UnitError(f"cannot convert {from_unit!r} to {to_unit!r}: {exc}") from None
 
 
+@lru_cache(maxsize=4096)
 def normalise_per(per: str | None) -> str | None:
-    """Fold spelling differences in ``per`` ('Batch of  50' == 'batch of 50')."""
+    """One spelling per ``per``, so that equal pers compare equal.
+
+    Case and spacing are folded ('Batch of  50' == 'batch of 50'); a per that
+    pint reads as a unit becomes pint's name for it ('tokens' == 'token',
+    'trajectories' == 'trajectory'); otherwise each word is made singular
+    ('batches of 50' == 'batch of 50').
+    """
     if per is None:
         return None
-    return " ".join(per.lower().split()) or None
+    text = " ".join(per.lower().split())
+    if not text:
+        return None
+    as_unit = _unit_name(text)
+    if as_unit is not None:
+        return as_unit
+    return " ".join(_unit_name(word) or singular(word) for word in text.split())
+
+
+def _unit_name(text: str) -> str | None:
+    """pint's name for ``text`` when it is a plain unit (not a number, not dimensionless)."""
+    if not any(c.isalpha() for c in text):
+        return None
+    try:
+        unit = parse_unit(text)
+    except UnitError:
+        return None
+    return str(unit) if unit != registry().dimensionless else None
+
+
+# Endings whose plural adds "es" (batch -> batches, box -> boxes, class -> classes).
+_ES_AFTER = ("ch", "sh", "x", "z", "ss")
+# Singular words that end in "s" and must stay as they are.
+_KEEP_S = ("ss", "us", "is", "ics")
+
+
+def singular(word: str) -> str:
+    """The singular of an English count noun, for comparing pers (regular plurals only).
+
+    Conservative: a word it does not recognise as a regular plural is kept, so two
+    pers compare equal only when they name the same thing.
+    """
+    if not word.isalpha() or len(word) < 3 or not word.endswith("s") or word.endswith(_KEEP_S):
+        return word
+    if word.endswith("ies") and len(word) > 4 and word[-4] not in "aeiou":
+        return word[:-3] + "y"
+    if word.endswith("es") and word[:-2].endswith(_ES_AFTER):
+        return word[:-2]
+    return word[:-1]
+
+
+@lru_cache(maxsize=4096)
+def split_per(unit: str | None, per: str | None) -> tuple[str, str | None]:
+    """Fold a count in a unit's denominator into ``per`` when no ``per`` is given.
+
+    ``("MB / token", None)`` -> ``("megabyte", "token")``; anything else is
+    returned as it is (with ``None`` read as ``dimensionless``). A count
+    unit is one of ``COUNT_UNITS``, with exponent -1.
+    """
+    unit = unit or "dimensionless"
+    if per is not None:
+        return unit, per
+    try:
+        parsed = parse_unit(unit)
+    except UnitError:
+        return unit, per
+    counts = [name for name, power in parsed._units.items() if name in COUNT_UNITS and power == -1]
+    if len(counts) != 1:
+        return unit, per
+    (count,) = counts
+    return str(parsed * registry().parse_units(count)), count

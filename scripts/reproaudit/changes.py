@@ -1,0 +1,74 @@
+"""When each logbook last changed: the fold's tie-break between logbooks judged together.
+
+One ``reproaudit judge`` run gives every logbook it judges the same ``judged_at``,
+so "a contributor's most recent logbook" needs another clock. Committed files
+take the time of the last commit that touched them (the same in every clone,
+so the fold gives the same answer on every machine); files git does not have
+as committed (untracked, modified, or no git at all) take their file time.
+Unknown stays unknown (``None``): the fold then falls back to natural order.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+
+_GIT_TIMEOUT_S = 60
+
+
+def logbook_change_times(root: Path, rels: list[str]) -> dict[str, datetime | None]:
+    """``rel`` -> when that file last changed, for files under ``root``."""
+    committed = _git_times(root)
+    dirty = _git_dirty(root) if committed else set()
+    out: dict[str, datetime | None] = {}
+    for rel in rels:
+        when = committed.get(rel) if rel not in dirty else None
+        out[rel] = when if when is not None else _file_time(root / rel)
+    return out
+
+
+def _git(root: Path, *args: str) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), *args],
+            capture_output=True,
+            text=True,
+            timeout=_GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def _git_times(root: Path) -> dict[str, datetime]:
+    """Last commit time of every committed file under logbooks/ (paths relative to root)."""
+    log = _git(root, "log", "--format=%x00%ct", "--name-only", "--relative", "--", "logbooks")
+    times: dict[str, datetime] = {}
+    when: datetime | None = None
+    for line in (log or "").splitlines():
+        if line.startswith("\0"):
+            when = datetime.fromtimestamp(int(line[1:]), UTC)
+        elif line and when is not None:
+            times.setdefault(line, when)  # newest commit first: keep the first seen
+    return times
+
+
+def _git_dirty(root: Path) -> set[str]:
+    """Files under logbooks/ whose working copy differs from the last commit."""
+    status = _git(root, "status", "--porcelain", "--untracked-files=all", "--", "logbooks")
+    prefix = _git(root, "rev-parse", "--show-prefix") or ""
+    prefix = prefix.strip()
+    dirty = set()
+    for line in (status or "").splitlines():
+        path = line[3:].split(" -> ")[-1].strip('"')
+        dirty.add(path.removeprefix(prefix))
+    return dirty
+
+
+def _file_time(path: Path) -> datetime | None:
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    except OSError:
+        return None
