@@ -46,6 +46,7 @@ Flag = Literal[
     "not_rerun",
     "llm_failed",
     "suspected_injection",
+    "stale_rerun",
 ]
 # Hugging Face Jobs flavors, plus `cpu` for "any machine, no accelerator".
 Hardware = Literal[
@@ -311,6 +312,11 @@ class Reproduce(Model):
     hardware: Hardware = "cpu"
     timeout: Duration = "1h"
     outputs: RelPath | None = None
+    requirements: str | None = Field(
+        None,
+        description="pip requirements file inside the logbook's own folder, relative to "
+        "logbooks/<paper>/ (<logbook>/requirements.txt); installed before the run",
+    )
 
 
 class Measurement(Model):
@@ -406,6 +412,48 @@ class RerunInfo(Model):
     exit_code: int | None = None
     outputs_sha256: Sha256 | None = None
     run_sha256: Sha256 | None = Field(None, description="hash of run.json, part of the input hash")
+
+
+class RunEnvironment(Model):
+    """What a re-run ran on: the declared image and how it was used, the requirements."""
+
+    image: str | None = None
+    image_digest: str | None = Field(None, description="sha256:..., when known")
+    image_used: bool = Field(description="false for bwrap and none: the host's system ran it")
+    python: str | None = Field(None, description="interpreter version when the host's ran it")
+    requirements: str | None = None
+    requirements_sha256: Sha256 | None = None
+
+
+class RunLimits(Model):
+    wall_s: int
+    processes: int | None = None
+    memory_bytes: int | None = None
+    file_bytes: int | None = None
+    writable_bytes: int | None = None
+    log_bytes: int | None = None
+
+
+class RunRecord(Model):
+    """``reruns/<paper>/<logbook>/run.json``: one re-run, bound to the bytes it ran.
+
+    The one model for writing it (``reproduce``), checking it
+    (``ci store-reruns``) and reading it (the judge).
+    """
+
+    status: RerunStatus
+    exit_code: int | None = None
+    duration_s: Number = Field(ge=0)
+    backend: str
+    sandbox: str
+    url: Url | None = None
+    log_tail: str = ""
+    logbook_sha256: Sha256
+    code_sha256: Sha256 | None = None
+    outputs_sha256: Sha256 | None = None
+    environment: RunEnvironment
+    limits: RunLimits
+    reproaudit_version: str
 
 
 class Votes(Model):

@@ -280,6 +280,43 @@ JOBS_API_ERROR = _code(
     namespace, or the Hub is unreachable. The message names the call and the
     job when there is one; check it on the Hub before re-running.""",
 )
+BAD_SANDBOX = _code(
+    "bad_sandbox",
+    "error",
+    """
+    The sandbox asked for (`--sandbox`) is unknown, not installed here, or not
+    allowed: `none` runs contributor code unconfined and is refused in CI.
+    Install bubblewrap (`apt-get install bubblewrap`) for CPU re-runs, or docker
+    with the NVIDIA container toolkit on a GPU runner.""",
+)
+REQUIREMENTS_NOT_ALLOWED = _code(
+    "requirements_not_allowed",
+    "error",
+    """
+    `reproduce.requirements` must name a pip requirements file inside the
+    logbook's own folder (`<logbook>/requirements.txt`, relative to
+    `logbooks/<paper>/`): the install phase reads it, and it is reviewed with
+    the pull request like the code.""",
+)
+IMAGE_NOT_PINNED = _code(
+    "image_not_pinned",
+    "warning",
+    """
+    `reproduce.image` is a tag (`python:3.12-slim`), which can point at
+    different bytes next month. Pin it by digest (`python:3.12-slim@sha256:...`,
+    printed by `docker buildx imagetools inspect IMAGE`) so a re-run uses the
+    exact environment you used.""",
+)
+RERUN_REFUSED = _code(
+    "rerun_refused",
+    "error",
+    """
+    `reproaudit ci store-reruns` refused a file of the re-run artifact: a path
+    that is not `reruns/<paper>/<logbook>/{run,outputs}.json`, a logbook the
+    pull request does not change, a `run.json` that fails its schema, or hashes
+    that do not match the logbook at the approved commit or the outputs.
+    Nothing of that record is stored; re-run it with `/reproduce`.""",
+)
 
 # --- importers (`reproaudit import`) ----------------------------------------
 IMPORT_SOURCE_INVALID = _code(
