@@ -19,7 +19,7 @@ from .ci.report import SCHEMA, Artifact, artifact_verdict, render_comment
 from .judge.run import judge_repo
 from .problems import Problem, ReproauditError
 from .repo import Corpus
-from .reproduce import RunRecord, reproduce_logbook
+from .reproduce import WrittenRecord, reproduce_logbook
 from .validate import validate_repo
 
 
@@ -27,7 +27,7 @@ from .validate import validate_repo
 class CheckResult:
     comment: str
     ok: bool
-    rerun: RunRecord | None
+    rerun: WrittenRecord | None
 
 
 def _head(repo: Path) -> str:
@@ -43,7 +43,9 @@ def _head(repo: Path) -> str:
     return out if len(out) == 40 else "0" * 40
 
 
-def check_logbook(repo: Path, logbook: Path | str, *, rerun: bool | None = None) -> CheckResult:
+def check_logbook(
+    repo: Path, logbook: Path | str, *, rerun: bool | None = None, sandbox: str | None = None
+) -> CheckResult:
     repo = Path(repo).resolve()
     path = Path(logbook)
     if not path.is_absolute():
@@ -81,7 +83,9 @@ def check_logbook(repo: Path, logbook: Path | str, *, rerun: bool | None = None)
         with tempfile.TemporaryDirectory(prefix="reproaudit-check-") as tmp:
             reruns = Path(tmp) / "reruns"
             if wanted:
-                record = reproduce_logbook(repo, rel, backend="local", out=reruns)
+                record = reproduce_logbook(
+                    repo, rel, backend="local", out=reruns, sandbox=sandbox
+                )
             copy = Path(tmp) / "repo"
             paper_rel = Corpus(repo).paper_rels[paper_id][0]
             for part in (paper_rel, rel, layout.writeup_rel(paper_id, logbook_id)):
@@ -116,5 +120,10 @@ def check_logbook(repo: Path, logbook: Path | str, *, rerun: bool | None = None)
             f"\nLocal re-run: {record.status} in {record.duration_s:.1f} s ({where}); "
             "CI re-runs it again after a maintainer's `/reproduce`.\n"
         )
+        if record.sandbox == "none":
+            comment += (
+                "\n**NOT SANDBOXED**: the re-run ran unconfined on this machine "
+                "(`--sandbox none`); CI always runs it in a sandbox.\n"
+            )
     ok = artifact.ok and (record is None or record.status == "passed")
     return CheckResult(comment, ok, record)

@@ -538,6 +538,13 @@ def extract(
     show_default=True,
     help="Writes OUT/<paper>/<logbook>/{outputs,run}.json.",
 )
+@click.option(
+    "--sandbox",
+    type=click.Choice(["bwrap", "docker", "none"]),
+    default=None,
+    help="local: where the command runs [default: the safest available; none is never "
+    "the default and is refused in CI].",
+)
 @click.option("--source-repo-url", help="hf-jobs, code in the audit repo: its clone URL.")
 @click.option("--source-sha", help="hf-jobs, code in the audit repo: the commit to run.")
 @click.option("--namespace", help="hf-jobs: the user or org the job runs under.")
@@ -546,6 +553,7 @@ def reproduce(
     logbook: Path,
     backend: str,
     out: Path,
+    sandbox: str | None,
     source_repo_url: str | None,
     source_sha: str | None,
     namespace: str | None,
@@ -553,7 +561,9 @@ def reproduce(
 ) -> None:
     """Re-run LOGBOOK's command and write the re-run record the judge reads (--reruns).
 
-    local: a temp copy, no shell, a scrubbed environment, the logbook's timeout, capped output.
+    local: in a sandbox (bwrap: no network, no view of this machine's processes, bounded
+    processes, memory and bytes written; docker on GPU runners), no shell, a scrubbed
+    environment, the logbook's timeout, capped output.
     hf-jobs: Hugging Face Jobs with an allowed flavor; no token is passed into the job.
     """
     from .reproduce import describe_record, reproduce_logbook
@@ -564,6 +574,7 @@ def reproduce(
             logbook,
             backend=backend,
             out=out,
+            sandbox=sandbox,
             source_repo_url=source_repo_url,
             source_sha=source_sha,
             namespace=namespace,
@@ -582,12 +593,23 @@ def reproduce(
     "--backend", type=click.Choice(["local", "hf-jobs"]), default="local", show_default=True
 )
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option(
+    "--sandbox",
+    type=click.Choice(["bwrap", "docker", "none"]),
+    default=None,
+    help="local backend [default: the safest available; none is refused in CI].",
+)
 @repo_option
-def ci_reproduce_pr(repo_name: str, pr: int, sha: str, backend: str, out: Path, repo: Path) -> None:
-    """Re-run every logbook of a PR at the approved commit (fetched as files, no secrets)."""
+def ci_reproduce_pr(
+    repo_name: str, pr: int, sha: str, backend: str, out: Path, sandbox: str | None, repo: Path
+) -> None:
+    """Re-run every logbook of a PR at the approved commit (fetched as files, no secrets).
+
+    The GitHub token is dropped from the environment before any contributor code runs.
+    """
     import os
 
-    from .ci.flow import fetch_pr_logbooks, pr_logbooks, verify_head
+    from .ci.flow import drop_tokens, fetch_pr_logbooks, pr_logbooks, verify_head
     from .ci.github import GitHub
     from .reproduce import describe_record, reproduce_logbook
 
@@ -596,6 +618,7 @@ def ci_reproduce_pr(repo_name: str, pr: int, sha: str, backend: str, out: Path, 
         github = GitHub.from_env()
         verify_head(github, repo_name, pr, sha)
         books = pr_logbooks(fetch_pr_logbooks(github, repo_name, pr, sha, repo, with_code=True))
+        drop_tokens(os.environ)
         failed = 0
         for paper_id, logbook_id in books:
             record = reproduce_logbook(
@@ -603,6 +626,7 @@ def ci_reproduce_pr(repo_name: str, pr: int, sha: str, backend: str, out: Path, 
                 f"logbooks/{paper_id}/{logbook_id}.yaml",
                 backend=backend,
                 out=out,
+                sandbox=sandbox,
                 source_repo_url=f"{server}/{repo_name}",
                 source_sha=sha,
             )
@@ -613,6 +637,31 @@ def ci_reproduce_pr(repo_name: str, pr: int, sha: str, backend: str, out: Path, 
     click.echo(f"{len(books)} logbook(s) re-run, {failed} not passed")
 
 
+@ci.command("store-reruns")
+@click.option(
+    "--artifact",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    required=True,
+    help="The downloaded re-run artifact (untrusted): <paper>/<logbook>/{run,outputs}.json.",
+)
+@click.option("--repo-name", required=True, metavar="OWNER/NAME")
+@click.option("--pr", type=click.IntRange(min=1), required=True)
+@click.option("--sha", required=True, help="The approved head SHA the records must match.")
+@repo_option
+def ci_store_reruns(artifact: Path, repo_name: str, pr: int, sha: str, repo: Path) -> None:
+    """Store the re-run records of a PR's logbooks under reruns/, refusing anything else."""
+    from .ci.github import GitHub
+    from .ci.store import store_reruns
+
+    try:
+        report = store_reruns(GitHub.from_env(), repo_name, pr, sha, artifact, repo)
+    except ReproauditError as exc:
+        _fail(exc)
+    for line in report.lines():
+        click.echo(line)
+    raise SystemExit(1 if report.refused else 0)
+
+
 @cli.command()
 @click.argument("logbook", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
@@ -620,13 +669,19 @@ def ci_reproduce_pr(repo_name: str, pr: int, sha: str, backend: str, out: Path, 
     default=None,
     help="Re-run the command locally [default: when hardware is cpu].",
 )
+@click.option(
+    "--sandbox",
+    type=click.Choice(["bwrap", "docker", "none"]),
+    default=None,
+    help="Where the re-run runs [default: bwrap for cpu]; none runs it unconfined.",
+)
 @repo_option
-def check(logbook: Path, rerun: bool | None, repo: Path) -> None:
+def check(logbook: Path, rerun: bool | None, sandbox: str | None, repo: Path) -> None:
     """Everything CI will do to LOGBOOK, locally: validate, re-run, judge, the PR report."""
     from .check import check_logbook
 
     try:
-        result = check_logbook(repo, logbook, rerun=rerun)
+        result = check_logbook(repo, logbook, rerun=rerun, sandbox=sandbox)
     except ReproauditError as exc:
         _fail(exc)
     click.echo(result.comment, nl=False)

@@ -298,26 +298,6 @@ REQUIREMENTS_NOT_ALLOWED = _code(
     `logbooks/<paper>/`): the install phase reads it, and it is reviewed with
     the pull request like the code.""",
 )
-IMAGE_NOT_PINNED = _code(
-    "image_not_pinned",
-    "warning",
-    """
-    `reproduce.image` is a tag (`python:3.12-slim`), which can point at
-    different bytes next month. Pin it by digest (`python:3.12-slim@sha256:...`,
-    printed by `docker buildx imagetools inspect IMAGE`) so a re-run uses the
-    exact environment you used.""",
-)
-RERUN_REFUSED = _code(
-    "rerun_refused",
-    "error",
-    """
-    `reproaudit ci store-reruns` refused a file of the re-run artifact: a path
-    that is not `reruns/<paper>/<logbook>/{run,outputs}.json`, a logbook the
-    pull request does not change, a `run.json` that fails its schema, or hashes
-    that do not match the logbook at the approved commit or the outputs.
-    Nothing of that record is stored; re-run it with `/reproduce`.""",
-)
-
 # --- importers (`reproaudit import`) ----------------------------------------
 IMPORT_SOURCE_INVALID = _code(
     "import_source_invalid",

@@ -42,6 +42,20 @@ def verify_head(github: GitHub, repo: str, pr: int, sha: str) -> str:
     return head
 
 
+def drop_tokens(environ: Any) -> list[str]:
+    """Remove credentials from this process's environment before contributor code runs.
+
+    Sandboxes never pass the caller's environment in; this is the second wall,
+    for anything that would. Returns the names removed.
+    """
+    from ..reproduce.envscrub import SECRET_NAME
+
+    names = [name for name in list(environ) if SECRET_NAME.search(name)]
+    for name in names:
+        del environ[name]
+    return names
+
+
 def fetch_pr_logbooks(
     github: GitHub, repo: str, pr: int, sha: str, into: Path, *, with_code: bool = False
 ) -> list[str]:
