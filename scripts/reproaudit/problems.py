@@ -289,6 +289,16 @@ BAD_SANDBOX = _code(
     Install bubblewrap (`apt-get install bubblewrap`) for CPU re-runs, or docker
     with the NVIDIA container toolkit on a GPU runner.""",
 )
+IMAGE_NOT_PINNED = _code(
+    "image_not_pinned",
+    "warning",
+    """
+    `reproduce.image` is a tag (`python:3.12-slim`), which can point at
+    different bytes next month. Pin it by digest (`python:3.12-slim@sha256:...`,
+    printed by `docker buildx imagetools inspect IMAGE`) so a re-run uses the
+    exact environment you used. The docker and hf-jobs re-runs use the image;
+    bwrap runs the host's Python and records that it did.""",
+)
 REQUIREMENTS_NOT_ALLOWED = _code(
     "requirements_not_allowed",
     "error",

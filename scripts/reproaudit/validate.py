@@ -417,7 +417,7 @@ def _check_code_path(
 
 
 def _check_environment(root: Path, paper: str, logbook: str, reproduce, problem) -> list[Problem]:
-    """The re-run's declared environment: the requirements file stays in the logbook's folder."""
+    """The re-run's declared environment: requirements confined, the image pinned."""
     out = []
     req = reproduce.requirements
     if req is not None:
@@ -443,6 +443,17 @@ def _check_environment(root: Path, paper: str, logbook: str, reproduce, problem)
                     "add the requirements file to the pull request, beside the logbook",
                 )
             )
+    image = reproduce.image
+    if image and "@sha256:" not in image:
+        out.append(
+            problem(
+                P.IMAGE_NOT_PINNED,
+                ("reproduce", "image"),
+                f"{image!r} is a tag: it may name other bytes by the time this is re-run",
+                f"pin it by digest: {image}@sha256:<digest> "
+                "(`docker buildx imagetools inspect` prints it)",
+            )
+        )
     return out
 
 
