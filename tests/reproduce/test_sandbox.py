@@ -216,3 +216,71 @@ def test_none_is_refused_in_ci_and_never_the_default():
     assert "--sandbox none is refused in CI" in str(err.value)
     assert choose_sandbox(None, "cpu", environ={}) == "bwrap"
     assert choose_sandbox("none", "cpu", environ={}) == "none"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_reproaudit_leaves_nothing_running(mini_repo, tmp_path, sig):
+    token = f"time.sleep(88.{int(sig)})"
+    script = (
+        "import os, subprocess, sys, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        f"    subprocess.Popen([sys.executable, '-c', 'import time; {token}'])\n"
+        "    os._exit(0)\n"
+        "time.sleep(60)\n"
+    )
+    rel = add_logbook(mini_repo, f"int-{int(sig)}", "python i.py", {"i.py": script}, outputs=None)
+    proc = subprocess.Popen(
+        ["reproaudit", "reproduce", rel, "--repo", str(mini_repo), "--out", str(tmp_path / "o")]
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not _alive_with(token):
+            time.sleep(0.1)
+        assert _alive_with(token), "the command never started"
+        proc.send_signal(sig)
+        proc.wait(timeout=10)
+        assert not _alive_with(token), f"a child outlived reproaudit after {sig.name}"
+    finally:
+        proc.kill()
+
+
+def test_the_memory_limit_is_real(mini_repo, tmp_path):
+    script = (
+        "try:\n"
+        "    block = bytearray(600 * 1024 * 1024)\n"
+        "    print('ALLOCATED', len(block))\n"
+        "except MemoryError:\n"
+        "    print('memory refused')\n"
+    )
+    rel = add_logbook(mini_repo, "mem-1", "python m.py", {"m.py": script}, outputs=None)
+    limits = Limits(wall_s=20, **{**SMALL, "memory_bytes": 256 << 20})
+    record = reproduce_logbook(mini_repo, rel, out=tmp_path / "out", limits=limits)
+    assert "memory refused" in record.log_tail and "ALLOCATED" not in record.log_tail
+
+
+def test_two_concurrent_reruns_of_one_logbook_do_not_mix(mini_repo, tmp_path):
+    script = (
+        "import json, os, random, sys, time\n"
+        "tag = os.urandom(8).hex()\n"
+        "os.makedirs('results')\n"
+        "time.sleep(random.random() / 2)\n"
+        "json.dump({'tag': tag}, open('results/metrics.json', 'w'))\n"
+        "print('TAG', tag)\n"
+    )
+    out = tmp_path / "out"
+    rel = add_logbook(mini_repo, "twice-1", "python t.py", {"t.py": script})
+    results = []
+    threads = [
+        threading.Thread(target=lambda: results.append(reproduce_logbook(mini_repo, rel, out=out)))
+        for _ in range(2)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [r.status for r in results] == ["passed", "passed"]
+    run = run_json(out, "twice-1")
+    tag = outputs_of(out, "twice-1")["tag"]
+    assert f"TAG {tag}" in run["log_tail"]  # outputs and run.json come from the same run
+    assert sorted(p.name for p in (out / PAPER).iterdir()) == ["twice-1"]  # nothing left over

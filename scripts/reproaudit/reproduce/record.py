@@ -104,13 +104,14 @@ def log_text(log: LogTail, notes: list[str]) -> str:
 
 
 @contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    with open(path, "a+b") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+def _locked(folder: Path) -> Iterator[None]:
+    """An exclusive lock on a folder itself (no lock file is left behind)."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def replace_folder(folder: Path, files: dict[str, bytes]) -> None:
@@ -124,7 +125,7 @@ def replace_folder(folder: Path, files: dict[str, bytes]) -> None:
                 handle.flush()
                 os.fsync(handle.fileno())
         os.chmod(staging, 0o755)
-        with _locked(folder.parent / f".{folder.name}.lock"):
+        with _locked(folder.parent):
             old = None
             if folder.exists() or folder.is_symlink():
                 old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old-", dir=folder.parent))
