@@ -28,6 +28,7 @@ from tests.test_reproduce import PAPER, _alive_with, add_logbook, outputs_of, ru
 
 pytestmark = pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here")
 
+
 def _running(text: str) -> bool:
     """One look: whether a host process has ``text`` in its command line."""
     needle = text.encode()
@@ -300,3 +301,15 @@ def test_two_concurrent_reruns_of_one_logbook_do_not_mix(mini_repo, tmp_path):
     tag = outputs_of(out, "twice-1")["tag"]
     assert f"TAG {tag}" in run["log_tail"]  # outputs and run.json come from the same run
     assert sorted(p.name for p in (out / PAPER).iterdir()) == ["twice-1"]  # nothing left over
+
+
+def test_a_run_that_meets_a_limit_says_which(mini_repo, tmp_path):
+    script = "open('big', 'wb').write(b'x' * (32 << 20))\n"
+    rel = add_logbook(mini_repo, "fsize-1", "python f.py", {"f.py": script}, outputs=None)
+    limits = Limits(wall_s=20, **SMALL)
+    record = reproduce_logbook(mini_repo, rel, out=tmp_path / "out", limits=limits)
+    assert record.status == "failed"
+    assert (
+        "[reproaudit] the output shows 'File too large': the file size limit "
+        f"(file_bytes = {8 << 20}) was reached" in record.log_tail
+    )

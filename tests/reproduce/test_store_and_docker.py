@@ -110,3 +110,33 @@ def test_a_real_docker_rerun(mini_repo, tmp_path):
         mini_repo, f"logbooks/{PAPER}/ann-1.yaml", out=tmp_path / "out", sandbox="docker"
     )
     assert record.status == "passed" and record.sandbox == "docker"
+
+
+def test_the_jobs_runner_installs_the_requirements_before_the_command(tmp_path):
+    import subprocess
+    import sys
+
+    from reproaudit.reproduce.bundle import RUNNER
+    from reproaudit.reproduce.markers import read_job_log
+    from tests.reproduce.test_environment import make_wheel
+
+    wheels = make_wheel(tmp_path / "wheels").parent
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "run.py").write_text(
+        "import json, os, tinydep\nos.makedirs('r')\n"
+        "json.dump({'v': tinydep.VALUE}, open('r/o.json', 'w'))\n"
+    )
+    requirements = f"--no-index\n--find-links {wheels}\ntinydep==1.0\n"
+    args = ["--requirements", requirements, "n0nce", f"dir:{src}", "", "", "", "", "r/o.json"]
+    done = subprocess.run(
+        [sys.executable, "-c", RUNNER, *args, "30", "--", sys.executable, "run.py"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    parsed = read_job_log(done.stdout.splitlines(), "n0nce", "r/o.json")
+    assert parsed.status and parsed.status["status"] == "passed", done.stdout + done.stderr
+    assert json.loads(parsed.outputs or b"null") == {"v": 42}
+    assert len(parsed.status["code_sha256"]) == 64

@@ -64,7 +64,7 @@ def sandbox_path() -> str:
 
 def bwrap_argv(launch: Launch, limits: Limits, *, bwrap: str = "bwrap") -> list[str]:
     """The exact bwrap command line for ``launch`` (unit-tested; no shell anywhere)."""
-    argv = [bwrap, "--unshare-all"]
+    argv = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns"]
     if launch.network:
         argv.append("--share-net")
     argv += ["--die-with-parent", "--new-session", "--clearenv", "--ro-bind", "/usr", "/usr"]
@@ -101,9 +101,27 @@ def rlimits_of(limits: Limits) -> dict[int, int]:
     }
 
 
-def preexec_for(limits: Limits, cgroup: Path | None) -> Callable[[], None]:
-    """Set the limits in the child before it becomes bwrap; join the pids cgroup first."""
+def own_processes() -> int:
+    """How many processes this user runs now (RLIMIT_NPROC counts them all)."""
+    uid, count = os.getuid(), 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                count += entry.stat().st_uid == uid
+    return count
+
+
+def preexec_for(
+    limits: Limits, cgroup: Path | None, *, fresh_uid: bool = False
+) -> Callable[[], None]:
+    """Set the limits in the child before it becomes bwrap; join the pids cgroup first.
+
+    RLIMIT_NPROC counts every process of the user, so a user who already runs
+    some gets the sandbox's budget on top of those (a fresh uid starts at 0).
+    """
     rlimits = rlimits_of(limits)
+    if not fresh_uid and os.geteuid() != 0:
+        rlimits[resource.RLIMIT_NPROC] = limits.processes + own_processes()
     procs = str(cgroup / "cgroup.procs") if cgroup is not None else None
 
     def apply() -> None:

@@ -219,6 +219,7 @@ def run_hf_jobs(
         status, code, why = final_status(stage, message, parsed.status)
     if why:
         notes.append(why)
+    notes.extend(str(n) for n in (parsed.status or {}).get("notes") or [])
     runner_note = (parsed.status or {}).get("outputs")
     if spec.reproduce.outputs and parsed.outputs is None:
         notes.append(parsed.outputs_note or str(runner_note or "no outputs in the job logs"))

@@ -94,7 +94,7 @@ def run_local(
         if req is not None:
             req_bytes = req.read_bytes()
             req_sha = hashlib.sha256(req_bytes).hexdigest()
-            deps, why = _install(spec, base, req, req_bytes, sandbox, limits, uid)
+            deps, why = _install(spec, base, req, req_bytes, sandbox, limits, uid, cgroup)
             if why is not None:
                 notes.append(why)
                 outcome = RunOutcome(
@@ -115,7 +115,9 @@ def run_local(
             host_env,
             spec.timeout_s + SETUP_GRACE_S,
             sink=reader.feed,
-            preexec=preexec_for(limits, cgroup) if sandbox in ("bwrap", "none") else None,
+            preexec=preexec_for(limits, cgroup, fresh_uid=uid is not None)
+            if sandbox in ("bwrap", "none")
+            else None,
             user=uid,
         )
         if sandbox == "docker":
@@ -125,6 +127,8 @@ def run_local(
         status = parsed.status or {}
         notes.extend(str(n) for n in status.get("notes") or [])
         outcome = _outcome(spec, sandbox, result, status, notes)
+        if outcome.status != "passed":
+            notes.extend(limit_hints(parsed.log.data(), limits))
         if spec.reproduce.outputs and parsed.outputs is None:
             notes.append(parsed.outputs_note or str(status.get("outputs") or "no outputs"))
         elif not spec.reproduce.outputs:
@@ -133,6 +137,27 @@ def run_local(
     finally:
         remove_cgroup(cgroup)
         shutil.rmtree(base, ignore_errors=True)
+
+
+# What a limit looks like from inside, in the command's own output.
+_LIMIT_SIGNS = (
+    (b"File too large", "file_bytes", "the file size limit"),
+    (b"No space left on device", "writable_bytes", "the writable space"),
+    (b"MemoryError", "memory_bytes", "the memory limit"),
+    (b"Cannot allocate memory", "memory_bytes", "the memory limit"),
+    (b"Resource temporarily unavailable", "processes", "the process limit"),
+)
+
+
+def limit_hints(log: bytes, limits: Limits) -> list[str]:
+    """Notes naming the limits a failed run's output shows it ran into."""
+    out = []
+    for sign, field, name in _LIMIT_SIGNS:
+        value = getattr(limits, field)
+        note = f"the output shows {sign.decode()!r}: {name} ({field} = {value}) was reached"
+        if sign in log and note not in out:
+            out.append(note)
+    return out
 
 
 def _outcome(spec, sandbox, result, status, notes) -> RunOutcome:
@@ -196,7 +221,7 @@ def _launch_argv(spec, base, src, deps, sandbox, limits, nonce):
     return [sys.executable, "-I", *runner], env, env
 
 
-def _install(spec, base, req, req_bytes, sandbox, limits, uid):
+def _install(spec, base, req, req_bytes, sandbox, limits, uid, cgroup):
     """Install the requirements into ``base/deps`` with network; (folder, None) or (None, why)."""
     deps = base / "deps"
     deps.mkdir()
@@ -236,7 +261,9 @@ def _install(spec, base, req, req_bytes, sandbox, limits, uid):
             base,
             host_env,
             INSTALL_TIMEOUT_S,
-            preexec=preexec_for(limits, None) if sandbox == "bwrap" else None,
+            preexec=preexec_for(limits, cgroup, fresh_uid=uid is not None)
+            if sandbox == "bwrap"
+            else None,
             user=uid,
         )
     if result.exit_code != 0:

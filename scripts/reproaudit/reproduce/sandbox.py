@@ -62,7 +62,7 @@ def bwrap_available() -> bool:
         return False
     try:
         done = subprocess.run(
-            [path, "--unshare-all", "--ro-bind", "/", "/", "true"],
+            [path, "--unshare-all", "--unshare-user", "--ro-bind", "/", "/", "true"],
             capture_output=True,
             timeout=20,
         )
