@@ -618,6 +618,11 @@ def ci_reproduce_pr(
         github = GitHub.from_env()
         verify_head(github, repo_name, pr, sha)
         books = pr_logbooks(fetch_pr_logbooks(github, repo_name, pr, sha, repo, with_code=True))
+        api = None
+        if backend == "hf-jobs":  # its client keeps the token; no contributor code runs here
+            from huggingface_hub import HfApi
+
+            api = HfApi(token=os.environ.get("HF_TOKEN") or None)
         drop_tokens(os.environ)
         failed = 0
         for paper_id, logbook_id in books:
@@ -627,6 +632,7 @@ def ci_reproduce_pr(
                 backend=backend,
                 out=out,
                 sandbox=sandbox,
+                api=api,
                 source_repo_url=f"{server}/{repo_name}",
                 source_sha=sha,
             )

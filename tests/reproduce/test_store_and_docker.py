@@ -32,6 +32,7 @@ def test_store_takes_only_the_prs_records_checked_against_the_approved_sha(mini_
     shutil.copy(good.folder / "run.json", other / "run.json")
     # a stray file and a link
     (artifact / "evil.json").write_text("{}")
+    (artifact / "etc").symlink_to("/etc")
     (artifact / PAPER / "ann-1" / "notes.json").write_text("{}")
     store = tmp_path / "main"
     (store / "reruns" / PAPER / "bob-9").mkdir(parents=True)
@@ -47,6 +48,7 @@ def test_store_takes_only_the_prs_records_checked_against_the_approved_sha(mini_
         refused = dict(report.refused)
         assert refused[f"{PAPER}/bob-9/run.json"] == "pull request 7 does not change that logbook"
         assert refused["evil.json"] == "not <paper>/<logbook>/{run,outputs}.json"
+        assert refused["etc"] == "not a regular file (a link?)"
         assert refused[f"{PAPER}/ann-1/notes.json"] == "not <paper>/<logbook>/{run,outputs}.json"
         stored = store / "reruns" / PAPER / "ann-1"
         assert sorted(p.name for p in stored.iterdir()) == ["outputs.json", "run.json"]
@@ -140,3 +142,13 @@ def test_the_jobs_runner_installs_the_requirements_before_the_command(tmp_path):
     assert parsed.status and parsed.status["status"] == "passed", done.stdout + done.stderr
     assert json.loads(parsed.outputs or b"null") == {"v": 42}
     assert len(parsed.status["code_sha256"]) == 64
+
+
+def test_the_shipped_runner_is_python_3_8_and_one_copy_of_each_rule():
+    import ast
+
+    from reproaudit.reproduce.bundle import RUNNER
+
+    ast.parse(RUNNER, feature_version=(3, 8))  # job images may carry an old Python
+    for name in ("def inside(", "def scrubbed_env(", "def fetch_commit(", "def main("):
+        assert RUNNER.count(name) == 1, name
