@@ -146,6 +146,7 @@ def pids_cgroup(limit: int) -> Path | None:
         v1 = root.name == "pids" and (root / "cgroup.procs").exists()
         if not v1 and not _v2_pids(root):
             continue
+        _sweep(root)
         path = root / f"reproaudit-{secrets.token_hex(8)}"
         try:
             path.mkdir()
@@ -156,6 +157,20 @@ def pids_cgroup(limit: int) -> Path | None:
             continue
         return path
     return None
+
+
+def _sweep(root: Path, older_than_s: float = 60.0) -> None:
+    """Remove empty cgroups an interrupted or killed reproaudit left behind.
+
+    Only old ones: a fresh one may be about to receive its process. A cgroup
+    with processes in it cannot be removed (the kernel refuses), so a running
+    re-run is never touched.
+    """
+    now = time.time()
+    for path in root.glob("reproaudit-*"):
+        with contextlib.suppress(OSError):
+            if now - path.stat().st_mtime > older_than_s:
+                path.rmdir()
 
 
 def _v2_pids(root: Path) -> bool:
