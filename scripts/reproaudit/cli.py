@@ -599,25 +599,44 @@ def reproduce(
     default=None,
     help="local backend [default: the safest available; none is refused in CI].",
 )
+@click.option(
+    "--stage",
+    type=click.Choice(["all", "fetch", "run"]),
+    default="all",
+    show_default=True,
+    help="fetch: check the head and fetch the files (needs GITHUB_TOKEN); run: re-run what "
+    "fetch wrote (give it no token); all: both, dropping the token before running.",
+)
 @repo_option
 def ci_reproduce_pr(
-    repo_name: str, pr: int, sha: str, backend: str, out: Path, sandbox: str | None, repo: Path
+    repo_name: str,
+    pr: int,
+    sha: str,
+    backend: str,
+    out: Path,
+    sandbox: str | None,
+    stage: str,
+    repo: Path,
 ) -> None:
     """Re-run every logbook of a PR at the approved commit (fetched as files, no secrets).
 
-    The GitHub token is dropped from the environment before any contributor code runs.
+    No token is in the environment while contributor code runs: the workflow runs
+    `--stage fetch` with the token and `--stage run` without it.
     """
     import os
 
-    from .ci.flow import drop_tokens, fetch_pr_logbooks, pr_logbooks, verify_head
+    from .ci.flow import drop_tokens, fetch_for_rerun, fetched_logbooks
     from .ci.github import GitHub
     from .reproduce import describe_record, reproduce_logbook
 
     server = os.environ.get("GITHUB_SERVER_URL", "https://github.com")
     try:
-        github = GitHub.from_env()
-        verify_head(github, repo_name, pr, sha)
-        books = pr_logbooks(fetch_pr_logbooks(github, repo_name, pr, sha, repo, with_code=True))
+        if stage in ("all", "fetch"):
+            books = fetch_for_rerun(GitHub.from_env(), repo_name, pr, sha, repo)
+            if stage == "fetch":
+                click.echo(f"{len(books)} logbook(s) fetched at {sha[:12]}")
+                return
+        books = fetched_logbooks(repo, pr, sha)
         api = None
         if backend == "hf-jobs":  # its client keeps the token; no contributor code runs here
             from huggingface_hub import HfApi

@@ -79,9 +79,13 @@ def test_a_malicious_logbook_through_reproduce_pr_and_store(github_api, base_rep
     github_api.contents[(code, HEAD)] = EVIL
     env = {"GITHUB_API_URL": github_api.url, "GITHUB_TOKEN": TOKEN, "CI": "true"}
     args = ["--repo-name", github_api.repo, "--pr", str(PR), "--sha", HEAD]
-    result = CliRunner(env=env).invoke(
-        cli, ["ci", "reproduce-pr", *args, "--out", str(out), "--repo", str(base_repo)]
-    )
+    common = ["ci", "reproduce-pr", *args, "--out", str(out), "--repo", str(base_repo)]
+    # as the workflow does: fetch with the token, re-run in a step without it
+    fetched = CliRunner(env=env).invoke(cli, [*common, "--stage", "fetch"])
+    assert fetched.exit_code == 0, fetched.output
+    assert fetched.output == f"1 logbook(s) fetched at {HEAD[:12]}\n"
+    no_token = {**env, "GITHUB_TOKEN": None, "GITHUB_API_URL": "http://127.0.0.1:9"}
+    result = CliRunner(env=no_token).invoke(cli, [*common, "--stage", "run"])
     assert result.exit_code == 0, result.output
     assert "mallory-paging-1: passed" in result.output
     outputs = (out / PAPER / "mallory-paging-1" / "outputs.json").read_text()
@@ -102,7 +106,7 @@ def test_a_malicious_logbook_through_reproduce_pr_and_store(github_api, base_rep
     forged = out / PAPER / "carol-paging-1"
     forged.mkdir(parents=True, exist_ok=True)
     (forged / "run.json").write_text('{"status": "failed"}')  # what a forger would upload
-    result = CliRunner(env=env).invoke(
+    result = CliRunner(env={**env, "CI": "true"}).invoke(
         cli, ["ci", "store-reruns", "--artifact", str(out), *args, "--repo", str(main)]
     )
     assert result.exit_code == 1, result.output
@@ -114,3 +118,16 @@ def test_a_malicious_logbook_through_reproduce_pr_and_store(github_api, base_rep
     assert (main / "reruns" / PAPER / "carol-paging-1" / "run.json").read_bytes() == before
     stored = main / "reruns" / PAPER / "mallory-paging-1"
     assert sorted(p.name for p in stored.iterdir()) == ["outputs.json", "run.json"]
+
+
+def test_the_run_stage_refuses_without_a_fetch_for_that_sha(base_repo, tmp_path):
+    result = CliRunner().invoke(
+        cli,
+        ["ci", "reproduce-pr", "--repo-name", "o/r", "--pr", "3", "--sha", "a" * 40,
+         "--out", str(tmp_path / "o"), "--repo", str(base_repo), "--stage", "run"],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert f"no fetched logbooks of pull request 3 at {'a' * 12} here" in result.output
+    assert "run `reproaudit ci reproduce-pr --stage fetch` with the same options first" in (
+        result.output
+    )
