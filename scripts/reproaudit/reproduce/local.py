@@ -23,8 +23,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from ..problems import ReproauditError
 from .bundle import RUNNER
 from .bwrap import (
     bwrap_argv,
@@ -39,7 +39,7 @@ from .docker import docker_argv
 from .envscrub import scrubbed_env
 from .fetch import fetch_commit
 from .markers import MarkerReader
-from .process import run_process
+from .process import ProcessResult, run_process
 from .record import LogTail, RunOutcome, log_text
 from .runner import has_hashes, pip_argv
 from .sandbox import Launch, Limits
@@ -51,6 +51,8 @@ INSTALL_TIMEOUT_S = 1800
 
 @dataclass
 class LocalRun:
+    """A local run before it is bound and written: how it went, its outputs and log."""
+
     outcome: RunOutcome
     outputs: bytes | None
     log: str
@@ -73,6 +75,7 @@ def run_local(
     notes: list[str] = []
     base = Path(tempfile.mkdtemp(prefix="reproaudit-"))
     cgroup = pids_cgroup(limits.processes) if sandbox in ("bwrap", "none") else None
+    nonce = secrets.token_hex(12)
     uid = sandbox_uid(cgroup) if sandbox == "bwrap" else None
     try:
         src = base / "src"
@@ -106,7 +109,6 @@ def run_local(
                 "NOT SANDBOXED: the command ran unconfined on this machine (--sandbox none)"
             )
         open_for(uid, base)
-        nonce = secrets.token_hex(12)
         argv, _env, host_env = _launch_argv(spec, base, src, deps, sandbox, limits, nonce)
         reader = MarkerReader(nonce, spec.reproduce.outputs or "", limits.log_bytes)
         result = run_process(
@@ -120,8 +122,6 @@ def run_local(
             else None,
             user=uid,
         )
-        if sandbox == "docker":
-            _docker_cleanup(f"reproaudit-{nonce}")
         parsed = reader.finish()
         notes.extend(result.notes)
         status = parsed.status or {}
@@ -135,6 +135,8 @@ def run_local(
             notes.append("the logbook names no reproduce.outputs; nothing to record")
         return LocalRun(outcome, parsed.outputs, log_text(parsed.log, notes), req_sha)
     finally:
+        if sandbox == "docker":  # also when interrupted: the container is not our child
+            _docker_cleanup(f"reproaudit-{nonce}")
         remove_cgroup(cgroup)
         shutil.rmtree(base, ignore_errors=True)
 
@@ -160,7 +162,14 @@ def limit_hints(log: bytes, limits: Limits) -> list[str]:
     return out
 
 
-def _outcome(spec, sandbox, result, status, notes) -> RunOutcome:
+def _outcome(
+    spec: RunSpec,
+    sandbox: str,
+    result: ProcessResult,
+    status: dict[str, Any],
+    notes: list[str],
+) -> RunOutcome:
+    """The run's outcome from the runner's status line, or from how the sandbox ended."""
     said = status.get("status")
     code = status.get("exit_code")
     code = code if isinstance(code, int) and not isinstance(code, bool) else None
@@ -204,7 +213,16 @@ def _inside_env(sandbox: str, base: Path, deps: bool) -> dict[str, str]:
     return env
 
 
-def _launch_argv(spec, base, src, deps, sandbox, limits, nonce):
+def _launch_argv(
+    spec: RunSpec,
+    base: Path,
+    src: Path,
+    deps: Path | None,
+    sandbox: str,
+    limits: Limits,
+    nonce: str,
+) -> tuple[list[str], dict[str, str], dict[str, str]]:
+    """(argv that starts the sandbox, environment inside it, environment of the sandbox tool)."""
     env = _inside_env(sandbox, base, deps is not None)
     source = f"dir:{src}" if sandbox == "none" else "dir:/src"
     runner = ["-c", RUNNER]
@@ -221,7 +239,16 @@ def _launch_argv(spec, base, src, deps, sandbox, limits, nonce):
     return [sys.executable, "-I", *runner], env, env
 
 
-def _install(spec, base, req, req_bytes, sandbox, limits, uid, cgroup):
+def _install(
+    spec: RunSpec,
+    base: Path,
+    req: Path,
+    req_bytes: bytes,
+    sandbox: str,
+    limits: Limits,
+    uid: int | None,
+    cgroup: Path | None,
+) -> tuple[Path | None, str | None]:
     """Install the requirements into ``base/deps`` with network; (folder, None) or (None, why)."""
     deps = base / "deps"
     deps.mkdir()
@@ -280,6 +307,3 @@ def _docker_cleanup(name: str) -> None:
 
 def host_python() -> str:
     return f"{platform.python_implementation()} {platform.python_version()} (host, read-only)"
-
-
-__all__ = ["LocalRun", "ReproauditError", "host_python", "run_local"]
