@@ -88,7 +88,7 @@ def reproduce_logbook(
             requirements=spec.reproduce.requirements,
             requirements_sha256=req_sha,
         )
-        run_limits = RunLimits(**limits.as_record())
+        run_limits = RunLimits(**(run.limits or limits).as_record())
     else:
         if api is None:
             from huggingface_hub import HfApi

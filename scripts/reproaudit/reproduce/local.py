@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,7 @@ class LocalRun:
     outputs: bytes | None
     log: str
     requirements_sha256: str | None = None
+    limits: Limits | None = None  # as enforced (the writable space grows with the code)
 
 
 def run_local(
@@ -109,6 +110,8 @@ def run_local(
                 "NOT SANDBOXED: the command ran unconfined on this machine (--sandbox none)"
             )
         open_for(uid, base)
+        # the code's copy lives in the writable space too: that much comes on top
+        limits = replace(limits, writable_bytes=limits.writable_bytes + tree_size(src))
         argv, _env, host_env = _launch_argv(spec, base, src, deps, sandbox, limits, nonce)
         reader = MarkerReader(nonce, spec.reproduce.outputs or "", limits.log_bytes)
         result = run_process(
@@ -133,7 +136,7 @@ def run_local(
             notes.append(parsed.outputs_note or str(status.get("outputs") or "no outputs"))
         elif not spec.reproduce.outputs:
             notes.append("the logbook names no reproduce.outputs; nothing to record")
-        return LocalRun(outcome, parsed.outputs, log_text(parsed.log, notes), req_sha)
+        return LocalRun(outcome, parsed.outputs, log_text(parsed.log, notes), req_sha, limits)
     finally:
         if sandbox == "docker":  # also when interrupted: the container is not our child
             _docker_cleanup(f"reproaudit-{nonce}")
@@ -303,6 +306,16 @@ def _install(
 def _docker_cleanup(name: str) -> None:
     with contextlib.suppress(OSError, subprocess.TimeoutExpired):
         subprocess.run(["docker", "rm", "-f", name], capture_output=True, timeout=60)
+
+
+def tree_size(root: Path) -> int:
+    """Bytes of the regular files under ``root`` (links not followed)."""
+    total = 0
+    for dirpath, _dirs, filenames in os.walk(root):
+        for name in filenames:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(dirpath, name)).st_size
+    return total
 
 
 def host_python() -> str:
