@@ -313,3 +313,20 @@ def test_a_run_that_meets_a_limit_says_which(mini_repo, tmp_path):
         "[reproaudit] the output shows 'File too large': the file size limit "
         f"(file_bytes = {8 << 20}) was reached" in record.log_tail
     )
+
+
+def test_no_capabilities_so_no_unbounded_tmpfs_and_no_remount(mini_repo, tmp_path):
+    script = (
+        "import os, subprocess\n"
+        "print('CapEff', [l for l in open('/proc/self/status') if l.startswith('CapEff')])\n"
+        "os.makedirs('/tmp/m', exist_ok=True)\n"
+        "for argv in (['mount', '-t', 'tmpfs', 'none', '/tmp/m'],\n"
+        "             ['mount', '-o', 'remount,rw,bind', '/usr']):\n"
+        "    done = subprocess.run(argv, capture_output=True)\n"
+        "    print(argv[1], 'exit', done.returncode)\n"
+    )
+    rel = add_logbook(mini_repo, "caps-1", "python c.py", {"c.py": script}, outputs=None)
+    record = reproduce_logbook(mini_repo, rel, out=tmp_path / "out")
+    assert "CapEff:\\t0000000000000000" in record.log_tail, record.log_tail
+    assert "-t exit 0" not in record.log_tail and "-o exit 0" not in record.log_tail
+    assert "-t exit" in record.log_tail and "-o exit" in record.log_tail

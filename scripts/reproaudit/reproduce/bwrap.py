@@ -51,11 +51,26 @@ UID_BASE = 1_900_000_000  # sandbox uids when reproaudit runs as root: unused by
 
 
 def python_roots() -> list[str]:
-    """Folders holding the Python that runs reproaudit (a venv, a toolcache install)."""
+    """Folders holding the Python that runs reproaudit (a venv, a toolcache install).
+
+    Never ``/`` or a home folder itself: those would show the sandbox far more
+    than an interpreter.
+    """
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)}
     roots |= {os.path.realpath(r) for r in list(roots)}
     roots.add(os.path.dirname(os.path.realpath(sys.executable)))
-    return sorted(r for r in roots if r and not r.startswith(("/usr/", "/etc/")) and r != "/usr")
+    too_wide = {
+        "/",
+        "/home",
+        "/root",
+        os.path.expanduser("~"),
+        os.path.realpath(os.path.expanduser("~")),
+    }
+    return sorted(
+        r
+        for r in roots
+        if r and r not in too_wide and r != "/usr" and not r.startswith(("/usr/", "/etc/"))
+    )
 
 
 def sandbox_path() -> str:
@@ -64,7 +79,8 @@ def sandbox_path() -> str:
 
 def bwrap_argv(launch: Launch, limits: Limits, *, bwrap: str = "bwrap") -> list[str]:
     """The exact bwrap command line for ``launch`` (unit-tested; no shell anywhere)."""
-    argv = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns"]
+    # no capabilities even when reproaudit is root (else it could mount an unbounded tmpfs)
+    argv = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
     if launch.network:
         argv.append("--share-net")
     argv += ["--die-with-parent", "--new-session", "--clearenv", "--ro-bind", "/usr", "/usr"]
