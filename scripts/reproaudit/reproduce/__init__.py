@@ -82,7 +82,7 @@ def reproduce_logbook(
         used = chosen == "docker"
         environment = RunEnvironment(
             image=(image or DEFAULT_IMAGE) if used else image,
-            image_digest=_digest(image) if used else None,
+            image_digest=(run.image_digest or _digest(image)) if used else None,
             image_used=used,
             python=None if used else host_python(),
             requirements=spec.reproduce.requirements,

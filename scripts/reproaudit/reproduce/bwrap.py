@@ -225,10 +225,8 @@ def sandbox_uid(cgroup: Path | None) -> int | None:
     return UID_BASE + secrets.randbelow(50_000_000)
 
 
-def open_for(uid: int | None, *paths: Path) -> None:
-    """Let the sandbox's uid read ``paths`` (and traverse to them)."""
-    if uid is None:
-        return
+def make_readable(*paths: Path) -> None:
+    """Let a sandbox running as another uid read ``paths`` (folders traversable, files readable)."""
     for top in paths:
         for dirpath, _dirs, filenames in os.walk(top):
             os.chmod(dirpath, 0o755)

@@ -23,13 +23,13 @@ from .. import problems as P
 from ..models import HARDWARE
 from ..problems import Problem, ReproauditError
 from .bundle import RUNNER
+from .docker import DEFAULT_IMAGE
 from .markers import MARK, JobLog, read_job_log
 from .record import RunOutcome, Status, log_text
 from .spec import RunSpec, requirements_file
 
-__all__ = ["MARK", "RUNNER", "read_job_log", "run_hf_jobs"]
+__all__ = ["DEFAULT_IMAGE", "MARK", "RUNNER", "read_job_log", "run_hf_jobs"]
 
-DEFAULT_IMAGE = "python:3.12-slim"
 SETUP_GRACE_S = 600  # job timeout = command timeout + time to fetch the code
 QUEUE_WAIT_S = 3600  # how long a job may sit in SCHEDULING before we give up
 MAX_POLL_S = 60.0

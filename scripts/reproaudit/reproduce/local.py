@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import platform
 import secrets
@@ -28,14 +29,14 @@ from typing import Any
 from .bundle import RUNNER
 from .bwrap import (
     bwrap_argv,
-    open_for,
+    make_readable,
     pids_cgroup,
     preexec_for,
     remove_cgroup,
     sandbox_path,
     sandbox_uid,
 )
-from .docker import docker_argv
+from .docker import DEFAULT_IMAGE, docker_argv
 from .envscrub import scrubbed_env
 from .fetch import fetch_commit
 from .markers import MarkerReader
@@ -58,6 +59,7 @@ class LocalRun:
     log: str
     requirements_sha256: str | None = None
     limits: Limits | None = None  # as enforced (the writable space grows with the code)
+    image_digest: str | None = None  # docker: the digest the image resolved to
 
 
 def run_local(
@@ -109,7 +111,8 @@ def run_local(
             notes.append(
                 "NOT SANDBOXED: the command ran unconfined on this machine (--sandbox none)"
             )
-        open_for(uid, base)
+        if uid is not None or sandbox == "docker":  # the sandbox reads as another user
+            make_readable(base)
         # the code's copy lives in the writable space too: that much comes on top
         limits = replace(limits, writable_bytes=limits.writable_bytes + tree_size(src))
         argv, _env, host_env = _launch_argv(spec, base, src, deps, sandbox, limits, nonce)
@@ -136,7 +139,9 @@ def run_local(
             notes.append(parsed.outputs_note or str(status.get("outputs") or "no outputs"))
         elif not spec.reproduce.outputs:
             notes.append("the logbook names no reproduce.outputs; nothing to record")
-        return LocalRun(outcome, parsed.outputs, log_text(parsed.log, notes), req_sha, limits)
+        digest = _docker_digest(launch_image(spec)) if sandbox == "docker" else None
+        log = log_text(parsed.log, notes)
+        return LocalRun(outcome, parsed.outputs, log, req_sha, limits, digest)
     finally:
         if sandbox == "docker":  # also when interrupted: the container is not our child
             _docker_cleanup(f"reproaudit-{nonce}")
@@ -238,7 +243,7 @@ def _launch_argv(
     if sandbox == "bwrap":
         return bwrap_argv(launch, limits), env, host_env
     if sandbox == "docker":
-        return docker_argv(launch, limits, f"reproaudit-{nonce}"), env, host_env
+        return docker_argv(launch, limits, f"reproaudit-{nonce}"), env, docker_env()
     return [sys.executable, "-I", *runner], env, env
 
 
@@ -266,8 +271,11 @@ def _install(
     else:
         if uid is not None:
             os.chown(deps, uid, uid)
-        open_for(uid, req_dir)
-        os.chmod(base, 0o755)
+        if uid is not None or sandbox == "docker":
+            make_readable(req_dir)
+            os.chmod(base, 0o755)
+        if sandbox == "docker":
+            os.chmod(deps, 0o777)  # the install container runs as nobody
         python = sys.executable if sandbox == "bwrap" else "python3"
         pip = pip_argv(python, f"/src/{name}", "/deps", hashed)
         env = _inside_env(sandbox, base, False)
@@ -286,6 +294,8 @@ def _install(
         else:
             argv = docker_argv(launch, limits, f"reproaudit-install-{secrets.token_hex(6)}")
         host_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+        if sandbox == "docker":
+            host_env = docker_env()
         result = run_process(
             argv,
             base,
@@ -303,9 +313,43 @@ def _install(
     return deps, None
 
 
+def docker_env() -> dict[str, str]:
+    """The docker CLI's own environment: where the daemon is, never passed into a container."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+    for name, value in os.environ.items():
+        if name == "HOME" or name.startswith("DOCKER_"):
+            env[name] = value
+    return env
+
+
+def launch_image(spec: RunSpec) -> str:
+    return spec.reproduce.image or DEFAULT_IMAGE
+
+
+def _docker_digest(image: str) -> str | None:
+    """The ``sha256:...`` the local image's repository digest names, when docker knows it."""
+    try:
+        done = subprocess.run(
+            ["docker", "image", "inspect", "--format", "{{json .RepoDigests}}", image],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=docker_env(),
+        )
+        digests = json.loads(done.stdout or "[]") if done.returncode == 0 else []
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return None
+    for ref in digests or []:
+        if isinstance(ref, str) and "@sha256:" in ref:
+            return "sha256:" + ref.split("@sha256:", 1)[1]
+    return None
+
+
 def _docker_cleanup(name: str) -> None:
     with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-        subprocess.run(["docker", "rm", "-f", name], capture_output=True, timeout=60)
+        subprocess.run(
+            ["docker", "rm", "-f", name], capture_output=True, timeout=60, env=docker_env()
+        )
 
 
 def tree_size(root: Path) -> int:
