@@ -47,6 +47,7 @@ class MarkerReader:
         self._block: list[str] | None = None
         self._size = 0
         self._partial = bytearray()
+        self._held_blank = False
 
     def feed(self, chunk: bytes) -> None:
         self._partial += chunk
@@ -64,6 +65,16 @@ class MarkerReader:
     def line(self, line: str, raw: bytes | None = None) -> None:
         text = line.strip()
         mark = self.mark
+        if self._block is None and not line:
+            # the runner starts each marker on a fresh line: an empty one just before a
+            # marker is its, not the command's, so it is held until the next line shows
+            if self._held_blank:
+                self._text(b"")
+            self._held_blank = True
+            return
+        if self._held_blank and not text.startswith(mark):
+            self._text(b"")
+        self._held_blank = False
         if self._block is not None and text.startswith(mark + "outputs-end"):
             self.out.outputs, self.out.outputs_note = _decode(
                 self._block, self._size, text, self.name
@@ -88,6 +99,9 @@ class MarkerReader:
         self.out.log.feed(data + (b"\n" if newline else b""))
 
     def finish(self) -> JobLog:
+        if self._held_blank:
+            self._text(b"")
+            self._held_blank = False
         if self._partial:
             self.line(self._partial.decode("utf-8", errors="replace"), raw=bytes(self._partial))
             self._partial.clear()
