@@ -123,9 +123,10 @@ def test_passing_run_writes_the_record_and_the_judge_uses_it(mini_repo: Path, tm
         "reproaudit_version",
     ]
     assert run["sandbox"] == "bwrap" and run["environment"]["image_used"] is False
-    assert run["outputs_sha256"] == hashlib.sha256(
-        (out / PAPER / "ann-1" / "outputs.json").read_bytes()
-    ).hexdigest()
+    assert (
+        run["outputs_sha256"]
+        == hashlib.sha256((out / PAPER / "ann-1" / "outputs.json").read_bytes()).hexdigest()
+    )
     assert run["logbook_sha256"] == hashlib.sha256((mini_repo / rel).read_bytes()).hexdigest()
     assert run["status"] == "passed" and run["duration_s"] < 10
     assert describe_record(record).startswith("passed in ")

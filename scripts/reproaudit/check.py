@@ -83,9 +83,7 @@ def check_logbook(
         with tempfile.TemporaryDirectory(prefix="reproaudit-check-") as tmp:
             reruns = Path(tmp) / "reruns"
             if wanted:
-                record = reproduce_logbook(
-                    repo, rel, backend="local", out=reruns, sandbox=sandbox
-                )
+                record = reproduce_logbook(repo, rel, backend="local", out=reruns, sandbox=sandbox)
             copy = Path(tmp) / "repo"
             paper_rel = Corpus(repo).paper_rels[paper_id][0]
             for part in (paper_rel, rel, layout.writeup_rel(paper_id, logbook_id)):
