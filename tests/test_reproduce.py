@@ -112,10 +112,21 @@ def test_passing_run_writes_the_record_and_the_judge_uses_it(mini_repo: Path, tm
         "exit_code",
         "duration_s",
         "backend",
+        "sandbox",
         "url",
         "log_tail",
         "logbook_sha256",
+        "code_sha256",
+        "outputs_sha256",
+        "environment",
+        "limits",
+        "reproaudit_version",
     ]
+    assert run["sandbox"] == "bwrap" and run["environment"]["image_used"] is False
+    assert (
+        run["outputs_sha256"]
+        == hashlib.sha256((out / PAPER / "ann-1" / "outputs.json").read_bytes()).hexdigest()
+    )
     assert run["logbook_sha256"] == hashlib.sha256((mini_repo / rel).read_bytes()).hexdigest()
     assert run["status"] == "passed" and run["duration_s"] < 10
     assert describe_record(record).startswith("passed in ")
@@ -155,7 +166,7 @@ def test_failing_command_keeps_its_exit_code(mini_repo: Path, tmp_path: Path):
 def test_missing_program_is_a_failed_run(mini_repo: Path, tmp_path: Path):
     rel = add_logbook(mini_repo, "nope-1", "no-such-program-xyz --flag", {})
     record = reproduce_logbook(mini_repo, rel, out=tmp_path / "out")
-    assert (record.status, record.exit_code) == ("failed", None)
+    assert (record.status, record.exit_code) == ("failed", 127)
     assert "could not start 'no-such-program-xyz'" in record.log_tail
 
 
@@ -173,15 +184,16 @@ def test_timeout_kills_the_whole_process_group_quickly(mini_repo: Path, tmp_path
     elapsed = time.monotonic() - started
     assert (record.status, record.exit_code) == ("timeout", None)
     assert 1.0 <= record.duration_s < 4 and elapsed < 6
-    assert "timed out after 1 s; its process group was killed" in record.log_tail
-    child = int(record.log_tail.split("child ", 1)[1].split()[0])
-    assert not _alive(child), "the command's child process survived the timeout"
+    assert "timed out after 1 s (the logbook's timeout); everything it started was killed" in (
+        record.log_tail
+    )
+    assert not _alive_with(stubborn), "the command's child process survived the timeout"
 
 
 def test_background_children_do_not_outlive_a_finished_run(mini_repo: Path, tmp_path: Path):
     script = (
         "import subprocess, sys\n"
-        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(61.25)'])\n"
         "print('child', child.pid, flush=True)\n"
     )
     rel = add_logbook(mini_repo, "bg-1", "python bg.py", {"bg.py": script}, outputs=None)
@@ -189,12 +201,30 @@ def test_background_children_do_not_outlive_a_finished_run(mini_repo: Path, tmp_
     record = reproduce_logbook(mini_repo, rel, out=tmp_path / "out")
     assert (record.status, record.exit_code) == ("passed", 0)
     assert time.monotonic() - started < 5  # the child holds the pipe open: not waited for
-    child = int(record.log_tail.split("child ", 1)[1].split()[0])
-    assert not _alive(child)
+    assert not _alive_with("time.sleep(61.25)")
 
 
-def _alive(pid: int) -> bool:
+def _alive_with(text: str) -> bool:
+    """Whether any process on the host has ``text`` in its command line (after a grace)."""
+    needle = text.encode()
     for _ in range(50):
+        found = False
+        for proc in Path("/proc").iterdir():
+            if not proc.name.isdigit() or int(proc.name) == os.getpid():
+                continue
+            try:
+                if needle in (proc / "cmdline").read_bytes() and _alive(int(proc.name), 1):
+                    found = True
+            except OSError:
+                continue
+        if not found:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _alive(pid: int, tries: int = 50) -> bool:
+    for _ in range(tries):
         try:
             state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
         except (FileNotFoundError, ProcessLookupError):
@@ -221,10 +251,9 @@ def test_output_flood_is_capped(mini_repo: Path, tmp_path: Path):
     assert "THE END" in record.log_tail
     log = (out / PAPER / "flood-1" / "log.txt").read_bytes()
     assert len(log) <= LOG_KEEP_BYTES
-    assert log.endswith(
-        b"THE END\n[reproaudit] output was 20000008 bytes; the first 19934472 were dropped\n"
-        b"[reproaudit] the logbook names no reproduce.outputs; nothing to record\n"
-    )
+    assert b"THE END\n" in log[-400:]
+    assert log.endswith(b"[reproaudit] the logbook names no reproduce.outputs; nothing to record\n")
+    assert b"were dropped\n" in log[-300:]
 
 
 def test_log_tail_keeps_only_the_end_of_a_stream():

@@ -26,7 +26,7 @@ from .models import Logbook
 from .pointers import explain_missing
 from .problems import Problem, ReproauditError, did_you_mean
 from .repo import Corpus
-from .reproduce import RunRecord, reproduce_logbook
+from .reproduce import WrittenRecord, reproduce_logbook
 from .validate import validate_repo
 
 NO_SHA = "0" * 40
@@ -35,7 +35,7 @@ NO_SHA = "0" * 40
 @dataclass
 class CheckResult:
     report: Report
-    rerun: RunRecord | None
+    rerun: WrittenRecord | None
 
     @property
     def ok(self) -> bool:
@@ -144,7 +144,9 @@ def pointer_problems(corpus: Corpus, rel: str, book: Logbook, outputs: Any) -> l
     return out
 
 
-def check_logbook(repo: Path, logbook: Path | str, *, rerun: bool | None = None) -> CheckResult:
+def check_logbook(
+    repo: Path, logbook: Path | str, *, rerun: bool | None = None, sandbox: str | None = None
+) -> CheckResult:
     """Validate, maybe re-run, judge in memory and report on one logbook; writes nothing."""
     repo = Path(repo).resolve()
     rel, paper_id, logbook_id = resolve_logbook(repo, logbook)
@@ -165,7 +167,9 @@ def check_logbook(repo: Path, logbook: Path | str, *, rerun: bool | None = None)
         with tempfile.TemporaryDirectory(prefix="reproaudit-check-") as tmp:
             reruns = Path(tmp) / "reruns"
             if wanted:
-                record = reproduce_logbook(repo, rel, backend="local", out=reruns)
+                record = reproduce_logbook(
+                    repo, rel, backend="local", out=reruns, sandbox=sandbox
+                )
                 outputs_file = reruns / paper_id / logbook_id / "outputs.json"
                 if record.status == "passed" and outputs_file.is_file() and book is not None:
                     outputs = json.loads(outputs_file.read_bytes())
@@ -193,7 +197,9 @@ def check_logbook(repo: Path, logbook: Path | str, *, rerun: bool | None = None)
     )
     local = None
     if record is not None:
-        local = LocalRerun(record.status, record.exit_code, record.duration_s, record.log_tail)
+        local = LocalRerun(
+            record.status, record.exit_code, record.duration_s, record.log_tail, record.sandbox
+        )
     return CheckResult(
         build_report(artifact, committed=committed, rerun=local, rerun_expected=runnable), record
     )

@@ -685,6 +685,13 @@ def extract(
     show_default=True,
     help="Writes OUT/<paper>/<logbook>/{outputs,run}.json.",
 )
+@click.option(
+    "--sandbox",
+    type=click.Choice(["bwrap", "docker", "none"]),
+    default=None,
+    help="local: where the command runs [default: the safest available; none is never "
+    "the default and is refused in CI].",
+)
 @click.option("--source-repo-url", help="hf-jobs, code in the audit repo: its clone URL.")
 @click.option("--source-sha", help="hf-jobs, code in the audit repo: the commit to run.")
 @click.option("--namespace", help="hf-jobs: the user or org the job runs under.")
@@ -693,6 +700,7 @@ def reproduce(
     logbook: Path,
     backend: str,
     out: Path,
+    sandbox: str | None,
     source_repo_url: str | None,
     source_sha: str | None,
     namespace: str | None,
@@ -700,7 +708,9 @@ def reproduce(
 ) -> None:
     """Re-run LOGBOOK's command and write the re-run record the judge reads (--reruns).
 
-    local: a temp copy, no shell, a scrubbed environment, the logbook's timeout, capped output.
+    local: in a sandbox (bwrap: no network, no view of this machine's processes, bounded
+    processes, memory and bytes written; docker on GPU runners), no shell, a scrubbed
+    environment, the logbook's timeout, capped output.
     hf-jobs: Hugging Face Jobs with an allowed flavor; no token is passed into the job.
     """
     from .reproduce import describe_record, reproduce_logbook
@@ -711,6 +721,7 @@ def reproduce(
             logbook,
             backend=backend,
             out=out,
+            sandbox=sandbox,
             source_repo_url=source_repo_url,
             source_sha=source_sha,
             namespace=namespace,
@@ -729,20 +740,56 @@ def reproduce(
     "--backend", type=click.Choice(["local", "hf-jobs"]), default="local", show_default=True
 )
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option(
+    "--sandbox",
+    type=click.Choice(["bwrap", "docker", "none"]),
+    default=None,
+    help="local backend [default: the safest available; none is refused in CI].",
+)
+@click.option(
+    "--stage",
+    type=click.Choice(["all", "fetch", "run"]),
+    default="all",
+    show_default=True,
+    help="fetch: check the head and fetch the files (needs GITHUB_TOKEN); run: re-run what "
+    "fetch wrote (give it no token); all: both, dropping the token before running.",
+)
 @repo_option
-def ci_reproduce_pr(repo_name: str, pr: int, sha: str, backend: str, out: Path, repo: Path) -> None:
-    """Re-run every logbook of a PR at the approved commit (fetched as files, no secrets)."""
+def ci_reproduce_pr(
+    repo_name: str,
+    pr: int,
+    sha: str,
+    backend: str,
+    out: Path,
+    sandbox: str | None,
+    stage: str,
+    repo: Path,
+) -> None:
+    """Re-run every logbook of a PR at the approved commit (fetched as files, no secrets).
+
+    No token is in the environment while contributor code runs: the workflow runs
+    `--stage fetch` with the token and `--stage run` without it.
+    """
     import os
 
-    from .ci.flow import fetch_pr_logbooks, pr_logbooks, verify_head
+    from .ci.flow import drop_tokens, fetch_for_rerun, fetched_logbooks
     from .ci.github import GitHub
     from .reproduce import describe_record, reproduce_logbook
 
     server = os.environ.get("GITHUB_SERVER_URL", "https://github.com")
     try:
-        github = GitHub.from_env()
-        verify_head(github, repo_name, pr, sha)
-        books = pr_logbooks(fetch_pr_logbooks(github, repo_name, pr, sha, repo, with_code=True))
+        if stage in ("all", "fetch"):
+            books = fetch_for_rerun(GitHub.from_env(), repo_name, pr, sha, repo)
+            if stage == "fetch":
+                click.echo(f"{len(books)} logbook(s) fetched at {sha[:12]}")
+                return
+        books = fetched_logbooks(repo, pr, sha)
+        api = None
+        if backend == "hf-jobs":  # its client keeps the token; no contributor code runs here
+            from huggingface_hub import HfApi
+
+            api = HfApi(token=os.environ.get("HF_TOKEN") or None)
+        drop_tokens(os.environ)
         failed = 0
         for paper_id, logbook_id in books:
             record = reproduce_logbook(
@@ -750,6 +797,8 @@ def ci_reproduce_pr(repo_name: str, pr: int, sha: str, backend: str, out: Path, 
                 f"logbooks/{paper_id}/{logbook_id}.yaml",
                 backend=backend,
                 out=out,
+                sandbox=sandbox,
+                api=api,
                 source_repo_url=f"{server}/{repo_name}",
                 source_sha=sha,
             )
@@ -758,6 +807,31 @@ def ci_reproduce_pr(repo_name: str, pr: int, sha: str, backend: str, out: Path, 
     except ReproauditError as exc:
         _fail(exc)
     click.echo(f"{len(books)} logbook(s) re-run, {failed} not passed")
+
+
+@ci.command("store-reruns")
+@click.option(
+    "--artifact",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    required=True,
+    help="The downloaded re-run artifact (untrusted): <paper>/<logbook>/{run,outputs}.json.",
+)
+@click.option("--repo-name", required=True, metavar="OWNER/NAME")
+@click.option("--pr", type=click.IntRange(min=1), required=True)
+@click.option("--sha", required=True, help="The approved head SHA the records must match.")
+@repo_option
+def ci_store_reruns(artifact: Path, repo_name: str, pr: int, sha: str, repo: Path) -> None:
+    """Store the re-run records of a PR's logbooks under reruns/, refusing anything else."""
+    from .ci.github import GitHub
+    from .ci.store import store_reruns
+
+    try:
+        report = store_reruns(GitHub.from_env(), repo_name, pr, sha, artifact, repo)
+    except ReproauditError as exc:
+        _fail(exc)
+    for line in report.lines():
+        click.echo(line)
+    raise SystemExit(1 if report.refused else 0)
 
 
 @cli.command()
@@ -775,8 +849,14 @@ def ci_reproduce_pr(repo_name: str, pr: int, sha: str, backend: str, out: Path, 
     show_default=True,
     help="text for a terminal (colour on a TTY); markdown is the PR comment itself.",
 )
+@click.option(
+    "--sandbox",
+    type=click.Choice(["bwrap", "docker", "none"]),
+    default=None,
+    help="Where the re-run runs [default: bwrap for cpu]; none runs it unconfined.",
+)
 @repo_option
-def check(logbook: Path, rerun: bool | None, fmt: str, repo: Path) -> None:
+def check(logbook: Path, rerun: bool | None, fmt: str, sandbox: str | None, repo: Path) -> None:
     """Everything CI will do to LOGBOOK, locally: validate, re-run, judge, the PR report.
 
     The first line starts with status=ok or status=fail; exit 1 on fail (a problem to
@@ -787,7 +867,7 @@ def check(logbook: Path, rerun: bool | None, fmt: str, repo: Path) -> None:
     from .report_text import render_terminal
 
     try:
-        result = check_logbook(repo, logbook, rerun=rerun)
+        result = check_logbook(repo, logbook, rerun=rerun, sandbox=sandbox)
     except ReproauditError as exc:
         _fail(exc)
     if fmt == "markdown":

@@ -75,7 +75,7 @@ FILES = (
         "Re-run record",
         "reruns/<paper>/<logbook>/run.json",
         "`reproaudit reproduce`, and CI's `ci store-reruns` on main",
-        M.RunFile,
+        M.RunRecord,
         "example-run.json",
     ),
 )

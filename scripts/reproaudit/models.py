@@ -377,6 +377,10 @@ class Reproduce(Model):
     outputs: RelPath | None = None
     """The JSON file the command writes, relative to the code folder; source pointers point into
     it."""
+    requirements: str | None = None
+    """A pip requirements file inside the logbook's own folder, relative to logbooks/<paper>/
+    (e.g. <logbook>/requirements.txt); installed in its own phase (with network) before the run,
+    with --require-hashes when it pins hashes."""
 
 
 class Measurement(Model):
@@ -520,6 +524,77 @@ class RerunInfo(Model):
     run_sha256: Sha256 | None = Field(None, description="hash of run.json, part of the input hash")
 
 
+class RunEnvironment(Model):
+    """What a re-run ran on: the declared image and how it was used, the requirements."""
+
+    image: str | None = None
+    """The logbook's reproduce.image, as declared."""
+    image_digest: str | None = None
+    """sha256:... of the image that ran, when the sandbox knows it (docker, hf-jobs)."""
+    image_used: bool
+    """false for bwrap and none: the host's read-only system and Python ran the command."""
+    python: str | None = None
+    """The interpreter's version when the host's Python ran it."""
+    requirements: str | None = None
+    """The requirements file installed before the run, relative to logbooks/<paper>/."""
+    requirements_sha256: Sha256 | None = None
+    """SHA-256 of that file's bytes."""
+
+
+class RunLimits(Model):
+    """The limits the sandbox enforced on the run."""
+
+    wall_s: int
+    """Wall time, in seconds (the logbook's timeout)."""
+    processes: int | None = None
+    """Most processes (and threads) at once."""
+    memory_bytes: int | None = None
+    """Address space of each process, in bytes."""
+    file_bytes: int | None = None
+    """Largest file the run may write, in bytes."""
+    writable_bytes: int | None = None
+    """Size of the writable space (the work folder and /tmp), in bytes."""
+    log_bytes: int | None = None
+    """Most output kept: the log's tail, in bytes."""
+
+
+class RunRecord(Model):
+    """``reruns/<paper>/<logbook>/run.json``: one re-run, bound to the bytes it ran.
+
+    The one model for writing it (``reproduce``), checking it (``ci store-reruns``) and
+    reading it (the judge).
+    """
+
+    status: RerunStatus
+    """passed (exit code 0), failed, or timeout; a failed or timed-out re-run verifies nothing."""
+    exit_code: int | None = None
+    """The command's exit code; null when it never finished (timeout, could not start)."""
+    duration_s: Number = Field(ge=0)
+    """Wall time of the run, in seconds."""
+    backend: str
+    """Where it ran: local or hf-jobs."""
+    sandbox: str
+    """What isolated it: bwrap, docker, hf-jobs, or none (never in CI)."""
+    url: Url | None = None
+    """A link to the run (a Hugging Face job page), when there is one."""
+    log_tail: str = ""
+    """The last part of the command's output, then reproaudit's own notes (which limit was hit)."""
+    logbook_sha256: Sha256
+    """SHA-256 of the logbook file's bytes that were re-run; the judge ignores the record
+    (stale_rerun) once the logbook changes."""
+    code_sha256: Sha256 | None = None
+    """SHA-256 of the code tree that ran (file names and bytes)."""
+    outputs_sha256: Sha256 | None = None
+    """SHA-256 of outputs.json beside it; null when the run wrote none. The judge ignores a
+    record whose outputs.json does not match."""
+    environment: RunEnvironment
+    """The image and requirements the run used."""
+    limits: RunLimits
+    """The limits the sandbox enforced."""
+    reproaudit_version: str
+    """The reproaudit version that ran it."""
+
+
 class Votes(Model):
     verified: int = Field(0, ge=0)
     """LLM samples that answered verified."""
@@ -599,30 +674,6 @@ class ReviewsFile(Model):
 
 
 # --- re-run record: <reruns>/<paper>/<logbook>/run.json ----------------------
-
-
-class RunFile(Model):
-    """``run.json``, written by ``reproaudit reproduce`` (and CI's ``ci store-reruns``).
-
-    The judge reads it leniently (``judge/inputs.py``); this model documents it for
-    the data-file reference, and a test keeps it in step with what the writer writes.
-    """
-
-    status: RerunStatus
-    """passed (exit code 0), failed, or timeout; a failed or timed-out re-run verifies nothing."""
-    exit_code: int | None = None
-    """The command's exit code; null when it never finished (timeout, could not start)."""
-    duration_s: Number
-    """Wall time of the run, in seconds."""
-    backend: str
-    """Where it ran: local or hf-jobs."""
-    url: str | None = None
-    """A link to the run (a Hugging Face job page), when there is one."""
-    log_tail: str
-    """The last characters of the command's output, then reproaudit's own notes."""
-    logbook_sha256: Sha256 | None = None
-    """SHA-256 of the logbook file's bytes that were re-run; the judge ignores the record
-    (stale_rerun) once the logbook changes."""
 
 
 SCHEMAS: dict[str, type[Model]] = {

@@ -322,7 +322,34 @@ JOBS_API_ERROR = _code(
     namespace, or the Hub is unreachable. The message names the call and the
     job when there is one; check it on the Hub before re-running.""",
 )
-
+BAD_SANDBOX = _code(
+    "bad_sandbox",
+    "error",
+    """
+    The sandbox asked for (`--sandbox`) is unknown, not installed here, or not
+    allowed: `none` runs contributor code unconfined and is refused in CI.
+    Install bubblewrap (`apt-get install bubblewrap`) for CPU re-runs, or docker
+    with the NVIDIA container toolkit on a GPU runner.""",
+)
+IMAGE_NOT_PINNED = _code(
+    "image_not_pinned",
+    "warning",
+    """
+    `reproduce.image` is a tag (`python:3.12-slim`), which can point at
+    different bytes next month. Pin it by digest (`python:3.12-slim@sha256:...`,
+    printed by `docker buildx imagetools inspect IMAGE`) so a re-run uses the
+    exact environment you used. The docker and hf-jobs re-runs use the image;
+    bwrap runs the host's Python and records that it did.""",
+)
+REQUIREMENTS_NOT_ALLOWED = _code(
+    "requirements_not_allowed",
+    "error",
+    """
+    `reproduce.requirements` must name a pip requirements file inside the
+    logbook's own folder (`<logbook>/requirements.txt`, relative to
+    `logbooks/<paper>/`): the install phase reads it, and it is reviewed with
+    the pull request like the code.""",
+)
 # --- importers (`reproaudit import`) ----------------------------------------
 IMPORT_SOURCE_INVALID = _code(
     "import_source_invalid",

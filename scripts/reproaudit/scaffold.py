@@ -285,7 +285,10 @@ def _steps(paper_id: str) -> list[str]:
     return [
         f"1. `reproaudit new logbook {paper_id} --id <you>-1 --contributor <github>`",
         f"2. Put small code in `logbooks/{paper_id}/<you>-1/` (or link a repo at a commit); "
-        "its command must write the outputs JSON.",
+        "its command must write the outputs JSON. The re-run has no network: it can import "
+        "the runner's Python and its packages (`hardware: cpu`, in bwrap) or your "
+        "`reproduce.image` (GPU hardware in docker, and hf-jobs), plus "
+        "`reproduce.requirements`, a pip file in that folder installed first, with network.",
         "3. Fill in results with the fields the data-file reference names (`measurements` with "
         '`source: "outputs:/..."`, `sweep`, `falsification`); then '
         f"`reproaudit check logbooks/{paper_id}/<you>-1.yaml` (validation, local re-run, "

@@ -22,6 +22,7 @@ from .layout import DataPath
 from .models import Logbook, PaperFile, ReviewsFile, VerdictFile
 from .problems import Problem
 from .repo import Corpus, paused_gc
+from .reproduce.confine import clean_logbook_path, inside
 
 MAX_WRITEUP_BYTES = 256 * 1024
 MAX_CODE_FILE_BYTES = 1024 * 1024
@@ -216,6 +217,8 @@ def _check_logbook(corpus: Corpus, path: DataPath, book: Logbook, problem) -> li
                 )
     if book.code is not None and book.code.path is not None:
         out.extend(_check_code_path(corpus.root, folder, stem, book.code.path, problem))
+    if book.reproduce is not None:
+        out.extend(_check_environment(corpus.root, folder, stem, book.reproduce, problem))
     writeup = corpus.root / layout.writeup_rel(folder, stem)
     if writeup.is_file() and writeup.stat().st_size > MAX_WRITEUP_BYTES:
         out.append(
@@ -362,8 +365,8 @@ def _check_code_path(
 ) -> list[Problem]:
     loc = ("code", "path")
     own = f"{logbook}/"
-    pure = PurePosixPath(code_path.replace("\\", "/"))
-    if pure.is_absolute() or ".." in pure.parts or not pure.parts or pure.parts[0] != logbook:
+    clean = clean_logbook_path(code_path, logbook)
+    if clean is None:
         return [
             problem(
                 P.PATH_NOT_ALLOWED,
@@ -374,17 +377,17 @@ def _check_code_path(
         ]
     # resolve the paper folder, not the logbook folder: that one may itself be a link
     base = (root / "logbooks" / paper).resolve() / logbook
-    target = root / "logbooks" / paper / pure
+    target = root / "logbooks" / paper / clean
     if not target.exists():
         return [
             problem(
                 P.MISSING_CODE_PATH,
                 loc,
-                f"logbooks/{paper}/{pure.as_posix()} does not exist",
+                f"logbooks/{paper}/{clean} does not exist",
                 "add the code to the pull request, or use `code: {repo: ..., commit: ...}`",
             )
         ]
-    if not target.resolve().is_relative_to(base):
+    if not inside(str(target), str(base)) or not inside(str(base), str(base.parent)):
         return [
             problem(
                 P.PATH_NOT_ALLOWED,
@@ -399,7 +402,7 @@ def _check_code_path(
         for name in sorted(filenames) + sorted(dirnames):
             full = Path(dirpath) / name
             rel = full.relative_to(root).as_posix()
-            if full.is_symlink() and not full.resolve().is_relative_to(base):
+            if full.is_symlink() and not inside(str(full), str(base)):
                 out.append(
                     Problem(
                         P.PATH_NOT_ALLOWED,
@@ -434,6 +437,47 @@ def _check_code_path(
                 f"the code folder holds {P.human_size(total)}, over the "
                 f"{P.human_size(MAX_CODE_TOTAL_BYTES)} limit",
                 "keep only the code; link data and checkpoints",
+            )
+        )
+    return out
+
+
+def _check_environment(root: Path, paper: str, logbook: str, reproduce, problem) -> list[Problem]:
+    """The re-run's declared environment: requirements confined, the image pinned."""
+    out = []
+    req = reproduce.requirements
+    if req is not None:
+        clean = clean_logbook_path(req, logbook)
+        base = (root / "logbooks" / paper).resolve() / logbook
+        path = root / "logbooks" / paper / (clean or "")
+        if clean is None or not inside(str(path), str(base)):
+            out.append(
+                problem(
+                    P.REQUIREMENTS_NOT_ALLOWED,
+                    ("reproduce", "requirements"),
+                    f"{req!r} is outside this logbook's own folder logbooks/{paper}/{logbook}/",
+                    f"put it at logbooks/{paper}/{logbook}/requirements.txt and write "
+                    f"`requirements: {logbook}/requirements.txt`",
+                )
+            )
+        elif not path.is_file():
+            out.append(
+                problem(
+                    P.REQUIREMENTS_NOT_ALLOWED,
+                    ("reproduce", "requirements"),
+                    f"logbooks/{paper}/{clean} is not a file",
+                    "add the requirements file to the pull request, beside the logbook",
+                )
+            )
+    image = reproduce.image
+    if image and "@sha256:" not in image:
+        out.append(
+            problem(
+                P.IMAGE_NOT_PINNED,
+                ("reproduce", "image"),
+                f"{image!r} is a tag: it may name other bytes by the time this is re-run",
+                f"pin it by digest: {image}@sha256:<digest> "
+                "(`docker buildx imagetools inspect` prints it)",
             )
         )
     return out

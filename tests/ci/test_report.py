@@ -39,7 +39,9 @@ def pr_checkout(base_repo: Path) -> Path:
 def test_validate_pr_writes_an_artifact_with_rules_verdicts(pr_checkout: Path) -> None:
     artifact = validate_pr(pr_checkout, "main", PR, HEAD)
     assert artifact["files"] == ["logbooks/T5wPj8mRaK/zoe-speedup-1.yaml"]
-    assert artifact["outside"] == [] and artifact["problems"] == []
+    assert artifact["outside"] == []
+    # kai's logbook names its image by tag: a warning, not an error
+    assert [p["code"] for p in artifact["problems"]] == ["image_not_pinned"]
     (verdict,) = artifact["verdicts"]
     assert verdict["logbook"] == "zoe-speedup-1"
     assert [c["verdict"] for c in verdict["claims"]] == ["verified", "verified", "inconclusive"]

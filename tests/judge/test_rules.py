@@ -346,9 +346,11 @@ def test_a_rerun_of_other_logbook_bytes_is_ignored(tmp_path: Path) -> None:
         logbook="rerun-mismatch",
     )
     (case,) = cases
-    assert case.record is None
+    assert case.record is not None and case.record.rerun.stale
     c5 = next(j for j in rules_judgements(case) if j.claim == "C5")
-    assert (c5.verdict, c5.flags) == ("verified", ["not_rerun"])  # the typed 0.95, unverified
+    # the typed 0.95, unverified, and the ignored record is named
+    assert (c5.verdict, c5.flags) == ("verified", ["not_rerun", "stale_rerun"])
+    assert "the re-run record was ignored: it re-ran other bytes of the logbook" in c5.evidence
 
 
 # --- rules version 2: evidence text, scale, coverage, per ----------------------------------
@@ -565,7 +567,8 @@ def test_check_shows_the_scale_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     )
     assert out.exit_code == 0, out.output
     row = next(line for line in out.output.splitlines() if line.startswith("| C8 |"))
-    assert "| inconclusive *(pending)* | scale_suspect, self_assessment_disagrees, not_rerun |" in row
+    flags = "scale_suspect, self_assessment_disagrees, not_rerun"
+    assert f"| inconclusive *(pending)* | {flags} |" in row
     assert "hint: if 4 means 4%, write unit: percent" in row
 
 

@@ -42,6 +42,20 @@ def verify_head(github: GitHub, repo: str, pr: int, sha: str) -> str:
     return head
 
 
+def drop_tokens(environ: Any) -> list[str]:
+    """Remove credentials from this process's environment before contributor code runs.
+
+    Sandboxes never pass the caller's environment in; this is the second wall,
+    for anything that would. Returns the names removed.
+    """
+    from ..reproduce.envscrub import SECRET_NAME
+
+    names = [name for name in list(environ) if SECRET_NAME.search(name)]
+    for name in names:
+        del environ[name]
+    return names
+
+
 def fetch_pr_logbooks(
     github: GitHub, repo: str, pr: int, sha: str, into: Path, *, with_code: bool = False
 ) -> list[str]:
@@ -79,6 +93,43 @@ def fetch_pr_logbooks(
         atomic_write(target, text)
         written.append(rel)
     return written
+
+
+FETCHED = ".reproaudit/pr-logbooks.json"  # what the fetch step left for the re-run step
+
+
+def fetch_for_rerun(
+    github: GitHub, repo: str, pr: int, sha: str, into: Path
+) -> list[tuple[str, str]]:
+    """The token-holding half of ``ci reproduce-pr``: check the head, fetch, note what to run."""
+    verify_head(github, repo, pr, sha)
+    books = pr_logbooks(fetch_pr_logbooks(github, repo, pr, sha, into, with_code=True))
+    note = {"pr": pr, "sha": sha, "logbooks": [list(b) for b in books]}
+    atomic_write(Path(into) / FETCHED, json.dumps(note) + "\n")
+    return books
+
+
+def fetched_logbooks(into: Path, pr: int, sha: str) -> list[tuple[str, str]]:
+    """The logbooks the fetch step wrote for this PR and SHA (the re-run half needs no token)."""
+    path = Path(into) / FETCHED
+    try:
+        note = json.loads(path.read_text(encoding="utf-8"))
+        books = [(str(a), str(b)) for a, b in note["logbooks"]]
+        same = note["pr"] == pr and note["sha"] == sha
+    except (OSError, ValueError, KeyError, TypeError):
+        same, books = False, []
+    if not same:
+        raise ReproauditError(
+            Problem(
+                "invalid_value",
+                str(path),
+                None,
+                None,
+                f"no fetched logbooks of pull request {pr} at {sha[:12]} here",
+                "run `reproaudit ci reproduce-pr --stage fetch` with the same options first",
+            )
+        )
+    return books
 
 
 def pr_logbooks(paths: list[str]) -> list[tuple[str, str]]:

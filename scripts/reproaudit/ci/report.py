@@ -222,6 +222,7 @@ class LocalRerun:
     exit_code: int | None
     duration_s: float
     log_tail: str
+    sandbox: str | None = None  # "none": the contributor asked for an unconfined run
 
 
 @dataclass(frozen=True)
@@ -426,10 +427,16 @@ def render_markdown(report: Report) -> str:
 
 def rerun_line(rerun: LocalRerun) -> str:
     where = f"exit code {rerun.exit_code}" if rerun.exit_code is not None else "no exit code"
-    return (
+    line = (
         f"Local re-run: {rerun.status} in {rerun.duration_s:.1f} s ({where}); "
         "CI re-runs it again after a maintainer's `/reproduce`."
     )
+    if rerun.sandbox == "none":
+        line += (
+            "\n\nNOT SANDBOXED: the re-run ran unconfined on this machine (`--sandbox none`); "
+            "CI always runs it in a sandbox."
+        )
+    return line
 
 
 def find_sticky(comments: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -1,7 +1,7 @@
 """What a verdict depends on: re-run records and the input hash.
 
-A re-run record lives outside the repository (CI produces it):
-``<reruns>/<paper>/<logbook>/outputs.json`` and ``run.json``. The input hash
+A re-run record (``<reruns>/<paper>/<logbook>/outputs.json`` and ``run.json``)
+is produced by ``reproaudit reproduce`` and stored by ``ci store-reruns``. The input hash
 covers every byte that can change a verdict: the paper file, the logbook and
 its write-up, the re-run outputs and run record, and the judge's own
 configuration (mode, model, prompt and rules versions, samples).
@@ -15,11 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from .. import layout
-from ..models import RerunInfo
+from ..models import RerunInfo, RunRecord
 from .rules import Rerun
 
 MAX_OUTPUTS_BYTES = 16 * 1024 * 1024
+MAX_RUN_BYTES = 1024 * 1024
+MAX_JSON_DEPTH = 64  # outputs nest metrics by claim and parameter: a few levels
 LOG_TAIL_CHARS = 4000
 
 
@@ -37,15 +41,42 @@ def sha256_bytes(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
 
+def load_json(raw: bytes) -> tuple[Any, str | None]:
+    """Parse JSON no deeper than ``MAX_JSON_DEPTH``: (value, None) or (None, why not)."""
+    try:
+        value = json.loads(raw)
+    except RecursionError:
+        return None, f"is nested deeper than {MAX_JSON_DEPTH} levels"
+    except ValueError as exc:
+        return None, f"is not valid JSON ({exc})"
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            return None, f"is nested deeper than {MAX_JSON_DEPTH} levels"
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
+    return value, None
+
+
+def check_json_shape(raw: bytes) -> str | None:
+    """Why ``raw`` is not acceptable re-run JSON (not JSON, too deep), or None."""
+    return load_json(raw)[1]
+
+
 def read_rerun(
     reruns: Path | None, paper: str, logbook: str, logbook_sha256: str | None = None
 ) -> RerunRecord | None:
     """The re-run record of one logbook, or None when it was never re-run.
 
-    A record whose ``run.json`` is unreadable counts as a failed re-run: it
-    verifies nothing, and says why in the log tail. A record made from other
-    logbook bytes than ``logbook_sha256`` (the logbook changed since) is ignored:
-    it re-ran something else.
+    ``run.json`` is read with the one model that wrote it (``models.RunRecord``).
+    A record that re-ran other logbook bytes than ``logbook_sha256`` (or does not
+    say which), or whose ``outputs.json`` is not the one it hashed, is stale:
+    returned with ``Rerun.stale`` saying why, and the rules ignore it. A record
+    that cannot be read counts as a failed re-run that verifies nothing. Huge or
+    deeply nested files are refused with a reason, never a traceback.
     """
     if reruns is None:
         return None
@@ -53,44 +84,66 @@ def read_rerun(
     run_path = folder / "run.json"
     if not run_path.is_file():
         return None
-    run_bytes = run_path.read_bytes()
-    try:
-        run: dict[str, Any] = json.loads(run_bytes)
-        if not isinstance(run, dict):
-            raise ValueError("run.json is not an object")
-        status = run.get("status")
-        if status not in ("passed", "failed", "timeout"):
-            raise ValueError(f"run.json has status {status!r}")
-        recorded = run.get("logbook_sha256")
-        if logbook_sha256 and isinstance(recorded, str) and recorded != logbook_sha256:
-            return None
-    except ValueError as exc:
-        run = {"status": "failed", "log_tail": f"unreadable run record: {exc}"}
-        status = "failed"
+    with open(run_path, "rb") as handle:
+        run_bytes = handle.read(MAX_RUN_BYTES + 1)
     outputs_path = folder / "outputs.json"
     outputs_bytes = None
+    outputs_why = None
+    if outputs_path.is_file():
+        if outputs_path.stat().st_size > MAX_OUTPUTS_BYTES:
+            outputs_why = f"outputs.json is over the {MAX_OUTPUTS_BYTES >> 20} MiB limit"
+        else:
+            outputs_bytes = outputs_path.read_bytes()
+    run_sha = sha256_bytes(run_bytes)
+
+    def failed(why: str) -> RerunRecord:
+        info = RerunInfo(status="failed", run_sha256=run_sha)
+        return RerunRecord(Rerun("failed", None, None, why), info, None, run_bytes)
+
+    if len(run_bytes) > MAX_RUN_BYTES:
+        return failed(f"unreadable run record: run.json is over {MAX_RUN_BYTES >> 10} KiB")
+    raw, why = load_json(run_bytes)
+    if why or not isinstance(raw, dict):
+        return failed(f"unreadable run record: run.json {why or 'is not an object'}")
+    recorded = raw.get("logbook_sha256")
+    stale = None
+    if not isinstance(recorded, str):
+        stale = "run.json does not say which logbook bytes it re-ran (no logbook_sha256)"
+    elif logbook_sha256 and recorded != logbook_sha256:
+        stale = "it re-ran other bytes of the logbook than these (logbook_sha256 differs)"
+    try:
+        run = RunRecord.model_validate(raw)
+    except ValidationError as exc:
+        if stale is None:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "run.json"
+            return failed(f"unreadable run record: {where}: {first['msg']}")
+        status = (
+            raw.get("status") if raw.get("status") in ("passed", "failed", "timeout") else "failed"
+        )
+        info = RerunInfo(status=status, run_sha256=run_sha)
+        return RerunRecord(Rerun(status, None, None, "", stale), info, None, run_bytes)
+    if stale is None and sha256_bytes(outputs_bytes) != run.outputs_sha256:
+        stale = outputs_why or (
+            "outputs.json does not match the outputs_sha256 of run.json"
+            if outputs_bytes is not None or run.outputs_sha256
+            else None
+        )
     outputs: Any = None
-    if outputs_path.is_file() and outputs_path.stat().st_size <= MAX_OUTPUTS_BYTES:
-        outputs_bytes = outputs_path.read_bytes()
-        try:
-            outputs = json.loads(outputs_bytes)
-        except ValueError:
-            outputs = None  # every pointer then resolves to nothing: missing_outputs
-    exit_code = run.get("exit_code") if isinstance(run.get("exit_code"), int) else None
-    duration = run.get("duration_s")
+    if outputs_bytes is not None and stale is None:
+        outputs, _ = load_json(outputs_bytes)  # unreadable: every pointer is missing_outputs
     info = RerunInfo(
-        status=status,
-        backend=str(run["backend"]) if run.get("backend") else None,
-        url=run["url"]
-        if isinstance(run.get("url"), str) and run["url"].startswith("http")
-        else None,
-        duration_s=float(duration) if isinstance(duration, (int, float)) else None,
-        exit_code=exit_code,
-        outputs_sha256=sha256_bytes(outputs_bytes),
-        run_sha256=sha256_bytes(run_bytes),
+        status=run.status,
+        backend=run.backend,
+        url=run.url,
+        duration_s=float(run.duration_s),
+        exit_code=run.exit_code,
+        outputs_sha256=None if stale else sha256_bytes(outputs_bytes),
+        run_sha256=run_sha,
     )
-    tail = str(run.get("log_tail") or "")[-LOG_TAIL_CHARS:]
-    return RerunRecord(Rerun(status, outputs, exit_code, tail), info, outputs_bytes, run_bytes)
+    tail = run.log_tail[-LOG_TAIL_CHARS:]
+    rerun = Rerun(run.status, outputs, run.exit_code, tail, stale)
+    return RerunRecord(rerun, info, None if stale else outputs_bytes, run_bytes)
 
 
 def input_hash(

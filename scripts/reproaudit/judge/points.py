@@ -24,6 +24,7 @@ class Rerun:
     outputs: Any = None  # parsed outputs.json, or None when it is absent or unreadable
     exit_code: int | None = None
     log_tail: str = ""
+    stale: str | None = None  # why the record is ignored (it re-ran other bytes): stale_rerun
 
 
 @dataclass

@@ -72,7 +72,11 @@ def judge_claim(claim: Claim, result: Result | None, rerun: Rerun | None) -> Jud
         j = Judgement(claim.id, "inconclusive", "the logbook reports no result for this claim")
         j.add("not_addressed")
         return j
-    j = _judge_numbers(claim, result, rerun)
+    stale = rerun.stale if rerun is not None else None
+    j = _judge_numbers(claim, result, None if stale else rerun)
+    if stale:
+        j.add("stale_rerun")
+        j.evidence += f"; the re-run record was ignored: {stale}"
     if result.setup in ("reduced", "synthetic"):
         j.add("toy_setup")
         if j.verdict in ("verified", "falsified"):

@@ -3,8 +3,10 @@
 The record (``<out>/<paper>/<logbook>/run.json`` and ``outputs.json``) is what
 ``reproaudit judge --reruns <out>`` reads, so verdicts rest on what the re-run
 produced rather than on what the logbook says about itself. Two backends:
-``local`` runs here (a CI runner, a GPU box, a laptop); ``hf-jobs`` launches a
-Hugging Face Job with no token in it.
+``local`` runs here inside a sandbox (``bwrap``, ``docker``, or ``none`` when
+asked for on one's own machine); ``hf-jobs`` launches a Hugging Face Job with
+no token in it. Every record is bound to the logbook bytes, the code tree and
+the outputs it ran (sha256), and says which environment, sandbox and limits.
 """
 
 from __future__ import annotations
@@ -12,11 +14,14 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from .. import layout
+from .. import __version__, layout
+from ..models import RunEnvironment, RunLimits, RunRecord
 from ..problems import ReproauditError
-from .hfjobs import FLAVORS, RUNNER, JobsApi, run_hf_jobs
-from .local import run_local
-from .record import RunRecord, describe_record, write_record
+from .bundle import RUNNER
+from .hfjobs import DEFAULT_IMAGE, FLAVORS, JobsApi, run_hf_jobs
+from .local import host_python, run_local
+from .record import WrittenRecord, describe_record, tail_of, write_record
+from .sandbox import SANDBOXES, Limits, choose_sandbox
 from .spec import RunSpec, load_spec
 
 BACKENDS = ("local", "hf-jobs")
@@ -25,8 +30,10 @@ __all__ = [
     "BACKENDS",
     "FLAVORS",
     "RUNNER",
-    "RunRecord",
+    "SANDBOXES",
+    "Limits",
     "RunSpec",
+    "WrittenRecord",
     "describe_record",
     "load_spec",
     "reproduce_logbook",
@@ -39,6 +46,8 @@ def reproduce_logbook(
     *,
     backend: str = "local",
     out: Path,
+    sandbox: str | None = None,
+    limits: Limits | None = None,
     clone_url: str | None = None,
     api: JobsApi | None = None,
     namespace: str | None = None,
@@ -46,9 +55,12 @@ def reproduce_logbook(
     source_sha: str | None = None,
     poll_s: float = 5.0,
     max_wait_s: float | None = None,
-) -> RunRecord:
+) -> WrittenRecord:
     """Re-run one logbook and write its record under ``out``; return what was written.
 
+    ``sandbox`` (local backend): ``bwrap``, ``docker`` or ``none``; by default the
+    safest available for the logbook's hardware (``sandbox.choose_sandbox``).
+    ``limits`` default to ``Limits(wall_s=<the logbook's timeout>)``.
     ``clone_url`` (local backend) fetches a ``code: {repo, commit}`` logbook from
     elsewhere (a mirror; a local repository in tests), still at the pinned
     commit. ``api`` (hf-jobs) is an ``HfApi`` or a stand-in; by default
@@ -61,14 +73,29 @@ def reproduce_logbook(
     if backend not in BACKENDS:
         raise ReproauditError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
     spec = load_spec(Path(repo), logbook_path)
+    limits = limits or Limits(wall_s=spec.timeout_s)
+    image = spec.reproduce.image
     if backend == "local":
-        record, outputs, log = run_local(Path(repo), spec, clone_url=clone_url)
+        chosen = choose_sandbox(sandbox, spec.reproduce.hardware)
+        run = run_local(Path(repo), spec, sandbox=chosen, limits=limits, clone_url=clone_url)
+        outcome, outputs, log, req_sha = run.outcome, run.outputs, run.log, run.requirements_sha256
+        used = chosen == "docker"
+        environment = RunEnvironment(
+            image=(image or DEFAULT_IMAGE) if used else image,
+            image_digest=(run.image_digest or _digest(image)) if used else None,
+            image_used=used,
+            python=None if used else host_python(),
+            requirements=spec.reproduce.requirements,
+            requirements_sha256=req_sha,
+        )
+        run_limits = RunLimits(**(run.limits or limits).as_record())
     else:
         if api is None:
             from huggingface_hub import HfApi
 
             api = HfApi()
-        record, outputs, log = run_hf_jobs(
+        outcome, outputs, log, req_sha = run_hf_jobs(
+            Path(repo),
             spec,
             api=api,
             namespace=namespace,
@@ -77,7 +104,36 @@ def reproduce_logbook(
             poll_s=poll_s,
             max_wait_s=max_wait_s,
         )
+        environment = RunEnvironment(
+            image=image or DEFAULT_IMAGE,
+            image_digest=_digest(image),
+            image_used=True,
+            requirements=spec.reproduce.requirements,
+            requirements_sha256=req_sha,
+        )
+        run_limits = RunLimits(wall_s=spec.timeout_s)
     # which logbook bytes were re-run: the judge ignores the record once the logbook changes
     logbook_file = Path(repo) / layout.logbook_rel(spec.paper, spec.logbook)
-    digest = hashlib.sha256(logbook_file.read_bytes()).hexdigest()
-    return write_record(Path(out), spec.paper, spec.logbook, record, outputs, log, digest)
+    record = RunRecord(
+        status=outcome.status,
+        exit_code=outcome.exit_code,
+        duration_s=round(outcome.duration_s, 3),
+        backend=outcome.backend,
+        sandbox=outcome.sandbox,
+        url=outcome.url,
+        log_tail=tail_of(log),
+        logbook_sha256=hashlib.sha256(logbook_file.read_bytes()).hexdigest(),
+        code_sha256=outcome.code_sha256,
+        outputs_sha256=hashlib.sha256(outputs).hexdigest() if outputs is not None else None,
+        environment=environment,
+        limits=run_limits,
+        reproaudit_version=__version__,
+    )
+    return write_record(Path(out), spec.paper, spec.logbook, record, outputs, log)
+
+
+def _digest(image: str | None) -> str | None:
+    """The ``sha256:...`` an image reference is pinned to, or None for a tag."""
+    if image and "@sha256:" in image:
+        return "sha256:" + image.split("@sha256:", 1)[1]
+    return None

@@ -11,35 +11,31 @@ backoff, for a bounded time), reads the logs once, and writes the record.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
-import json
 import re
 import secrets
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from .. import problems as P
-from ..judge.inputs import MAX_OUTPUTS_BYTES
 from ..models import HARDWARE
 from ..problems import Problem, ReproauditError
-from .record import LogTail, RunRecord, Status, check_outputs, log_text
-from .spec import RunSpec
+from .bundle import RUNNER
+from .docker import DEFAULT_IMAGE
+from .markers import MARK, JobLog, read_job_log
+from .record import RunOutcome, Status, log_text
+from .spec import RunSpec, requirements_file
 
-RUNNER = (Path(__file__).parent / "runner.py").read_text(encoding="utf-8")
-MARK = "::reproaudit::"  # must match runner.py
-DEFAULT_IMAGE = "python:3.12-slim"
+__all__ = ["DEFAULT_IMAGE", "MARK", "RUNNER", "read_job_log", "run_hf_jobs"]
+
 SETUP_GRACE_S = 600  # job timeout = command timeout + time to fetch the code
 QUEUE_WAIT_S = 3600  # how long a job may sit in SCHEDULING before we give up
 MAX_POLL_S = 60.0
 MAX_API_ERRORS = 5
 TERMINAL_STAGES = ("COMPLETED", "CANCELED", "ERROR", "DELETED")
 _SHA40 = re.compile(r"[0-9a-f]{40}")
-_MAX_B64 = (MAX_OUTPUTS_BYTES + 2) // 3 * 4
 
 # The logbook's `hardware` -> the Jobs flavor launched. Anything else is refused: `cpu`
 # means the smallest CPU flavor, and the H100 names the schema allows are not Jobs flavors.
@@ -109,12 +105,25 @@ def job_source(
     return source_repo_url, source_sha, jail, spec.code_subdir or jail
 
 
-def job_command(spec: RunSpec, url: str, sha: str, jail: str, subdir: str, nonce: str) -> list[str]:
-    """The job's argument list: the fixed runner, then every value as its own argument."""
+def job_command(
+    spec: RunSpec,
+    url: str,
+    sha: str,
+    jail: str,
+    subdir: str,
+    nonce: str,
+    requirements: str = "",
+) -> list[str]:
+    """The job's argument list: the fixed runner, then every value as its own argument.
+
+    ``requirements`` (the text of the logbook's requirements file) is installed
+    by the runner before the command: Jobs cannot cut the network between the two.
+    """
     return [
         "python3",
         "-c",
         RUNNER,
+        *(["--requirements", requirements] if requirements else []),
         nonce,
         url,
         sha,
@@ -126,66 +135,6 @@ def job_command(spec: RunSpec, url: str, sha: str, jail: str, subdir: str, nonce
         "--",
         *spec.argv,
     ]
-
-
-@dataclass
-class JobLog:
-    """What the job's logs say: the command's output (capped), outputs and runner status."""
-
-    log: LogTail = field(default_factory=LogTail)
-    outputs: bytes | None = None
-    outputs_note: str | None = None
-    status: dict[str, Any] | None = None
-
-
-def read_job_log(lines: Iterable[str], nonce: str, outputs_name: str) -> JobLog:
-    """Split the log into output, the outputs block and the status line, all bounded.
-
-    Only marker lines with this run's nonce count, and the last block and status
-    line win: the runner prints them after the command's process group is dead.
-    Outputs count only when that final status line says the runner sent them.
-    """
-    mark = f"{MARK}{nonce} "
-    out = JobLog()
-    block: list[str] | None = None
-    size = 0
-    for event in lines:
-        for line in event.splitlines() or [""]:
-            text = line.strip()
-            if block is not None and text.startswith(mark + "outputs-end"):
-                out.outputs, out.outputs_note = _decode(block, size, text, outputs_name)
-                block = None
-            elif block is not None:
-                size += len(text)
-                if size <= _MAX_B64:
-                    block.append(text)
-            elif text == mark + "outputs-begin":
-                block, size = [], 0
-            elif text.startswith(mark + "status "):
-                try:
-                    status = json.loads(text[len(mark + "status ") :])
-                except ValueError:
-                    status = None
-                out.status = status if isinstance(status, dict) else None
-            else:
-                out.log.feed((line + "\n").encode("utf-8", errors="replace"))
-    if block is not None:
-        out.outputs_note = f"the logs end inside the {outputs_name} block; not recorded"
-    if out.outputs is not None and (out.status or {}).get("outputs") != "ok":
-        out.outputs, out.outputs_note = None, None  # not sent by the runner: forged or stale
-    return out
-
-
-def _decode(block: list[str], size: int, end: str, name: str) -> tuple[bytes | None, str | None]:
-    if size > _MAX_B64:
-        return None, f"{name} is over the size limit; not recorded"
-    try:
-        raw = base64.b64decode("".join(block), validate=True)
-    except (binascii.Error, ValueError):
-        return None, f"{name} came back garbled in the logs; not recorded"
-    if hashlib.sha256(raw).hexdigest() != end.rsplit(" ", 1)[-1]:
-        return None, f"{name} came back incomplete in the logs (hash differs); not recorded"
-    return check_outputs(raw, name)
 
 
 def final_status(
@@ -208,6 +157,7 @@ def final_status(
 
 
 def run_hf_jobs(
+    repo: Path,
     spec: RunSpec,
     *,
     api: JobsApi,
@@ -217,13 +167,16 @@ def run_hf_jobs(
     poll_s: float = 5.0,
     max_wait_s: float | None = None,
     sleep: Callable[[float], None] = time.sleep,
-) -> tuple[RunRecord, bytes | None, str]:
-    """Launch, wait, read the logs; return the record (not yet written), outputs and log text."""
+) -> tuple[RunOutcome, bytes | None, str, str | None]:
+    """Launch, wait, read the logs; return the outcome, outputs, log text, requirements hash."""
     flavor = flavor_for(spec)
     url, sha, jail, subdir = job_source(spec, source_repo_url, source_sha)
     image = spec.reproduce.image or DEFAULT_IMAGE
     notes = [] if spec.reproduce.image else [f"no reproduce.image: used {DEFAULT_IMAGE}"]
     nonce = secrets.token_hex(8)
+    req = requirements_file(repo, spec)
+    req_bytes = req.read_bytes() if req is not None else b""
+    req_sha = hashlib.sha256(req_bytes).hexdigest() if req is not None else None
     job_timeout = spec.timeout_s + SETUP_GRACE_S
     ns = namespace or _call("whoami", None, api.whoami)["name"]
     started = time.monotonic()
@@ -232,7 +185,9 @@ def run_hf_jobs(
         None,
         lambda: api.run_job(
             image=image,
-            command=job_command(spec, url, sha, jail, subdir, nonce),
+            command=job_command(
+                spec, url, sha, jail, subdir, nonce, req_bytes.decode("utf-8", errors="replace")
+            ),
             flavor=flavor,
             timeout=job_timeout,
             namespace=ns,
@@ -264,14 +219,17 @@ def run_hf_jobs(
         status, code, why = final_status(stage, message, parsed.status)
     if why:
         notes.append(why)
+    notes.extend(str(n) for n in (parsed.status or {}).get("notes") or [])
     runner_note = (parsed.status or {}).get("outputs")
     if spec.reproduce.outputs and parsed.outputs is None:
         notes.append(parsed.outputs_note or str(runner_note or "no outputs in the job logs"))
     elif not spec.reproduce.outputs:
         notes.append("the logbook names no reproduce.outputs; nothing to record")
     duration = _duration(parsed.status, info, wall)
-    record = RunRecord(status, code, duration, "hf-jobs", job_url, "")
-    return record, parsed.outputs, log_text(parsed.log, notes)
+    tree = (parsed.status or {}).get("code_sha256")
+    tree = tree if isinstance(tree, str) and len(tree) == 64 else None
+    outcome = RunOutcome(status, code, duration, "hf-jobs", job_url, "hf-jobs", tree)
+    return outcome, parsed.outputs, log_text(parsed.log, notes), req_sha
 
 
 def _wait(

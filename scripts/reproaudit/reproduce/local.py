@@ -1,139 +1,366 @@
-"""The local backend: run a logbook's command on this machine, in a fresh folder.
+"""The local backend: run a logbook's command on this machine, inside a sandbox.
 
 The code is copied (``code.path``) or fetched at exactly the pinned commit
-(``code: {repo, commit}``) into a temporary folder, so the command never
-writes into the repository and never sees files a previous run left behind.
-The Docker ``image`` is not used: the command runs with this machine's tools.
+(``code: {repo, commit}``) into a fresh host folder that the sandbox sees
+read-only; the runner (``runner.py``) copies it into the sandbox's own bounded
+writable space, runs the command, kills whatever it left running and prints
+the outputs between markers, which are read here from the stream. Requirements
+are installed first, in a phase of their own with network (the run phase has
+none), into a folder the run phase sees read-only on ``PYTHONPATH``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import os
+import platform
+import secrets
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
-from ..judge.inputs import MAX_OUTPUTS_BYTES
-from .process import run_process, scrubbed_env
-from .record import LogTail, RunRecord, check_outputs, log_text
-from .spec import RunSpec, code_folder
+from .bundle import RUNNER
+from .bwrap import (
+    bwrap_argv,
+    make_readable,
+    pids_cgroup,
+    preexec_for,
+    remove_cgroup,
+    sandbox_path,
+    sandbox_uid,
+)
+from .docker import DEFAULT_IMAGE, docker_argv
+from .envscrub import scrubbed_env
+from .fetch import fetch_commit
+from .markers import MarkerReader
+from .process import ProcessResult, run_process
+from .record import LogTail, RunOutcome, log_text
+from .runner import has_hashes, pip_argv
+from .sandbox import Launch, Limits
+from .spec import RunSpec, code_folder, requirements_file
 
-GIT_TIMEOUT_S = 600
+SETUP_GRACE_S = 120  # copying the code in and the outputs out, beyond the command's timeout
+INSTALL_TIMEOUT_S = 1800
+
+
+@dataclass
+class LocalRun:
+    """A local run before it is bound and written: how it went, its outputs and log."""
+
+    outcome: RunOutcome
+    outputs: bytes | None
+    log: str
+    requirements_sha256: str | None = None
+    limits: Limits | None = None  # as enforced (the writable space grows with the code)
+    image_digest: str | None = None  # docker: the digest the image resolved to
 
 
 def run_local(
-    repo: Path, spec: RunSpec, *, clone_url: str | None = None
-) -> tuple[RunRecord, bytes | None, str]:
-    """Run ``spec`` here; return the record (not yet written), the outputs and the log text.
+    repo: Path,
+    spec: RunSpec,
+    *,
+    sandbox: str,
+    limits: Limits,
+    clone_url: str | None = None,
+) -> LocalRun:
+    """Run ``spec`` here in ``sandbox``; return the outcome (not yet written), outputs and log.
 
     ``clone_url`` replaces ``code.repo`` as the place to fetch from (a mirror,
     or a local repository in tests); the commit is the logbook's either way.
     """
     notes: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="reproaudit-", ignore_cleanup_errors=True) as tmp:
-        base = Path(tmp)
-        work, home, tmpdir = base / "code", base / "home", base / "tmp"
-        home.mkdir()
-        tmpdir.mkdir()
+    base = Path(tempfile.mkdtemp(prefix="reproaudit-"))
+    cgroup = pids_cgroup(limits.processes) if sandbox in ("bwrap", "none") else None
+    nonce = secrets.token_hex(12)
+    uid = sandbox_uid(cgroup) if sandbox == "bwrap" else None
+    try:
+        src = base / "src"
+        started = time.monotonic()
         if spec.code.path is not None:
-            shutil.copytree(code_folder(repo, spec), work, symlinks=True)
+            shutil.copytree(code_folder(repo, spec), src, symlinks=True)
         else:
             url, sha = clone_url or spec.code.repo or "", spec.code.commit or ""
-            started = time.monotonic()
-            error = fetch_commit(url, sha, work)
+            error = fetch_commit(url, sha, str(src))
             if error is not None:
                 notes.append(f"could not fetch {sha} from {url}: {error}")
-                record = RunRecord("failed", None, time.monotonic() - started, "local", None, "")
-                return record, None, log_text(LogTail(), notes)
-        if spec.reproduce.image:
-            notes.append(f"local backend: image {spec.reproduce.image} not used")
-        if spec.reproduce.outputs and _remove_stale(work, spec.reproduce.outputs):
-            notes.append(f"removed a stale {spec.reproduce.outputs} copied with the code")
-        env = scrubbed_env(home, tmpdir)
-        result = run_process(spec.argv, work, env, spec.timeout_s)
-        notes.extend(result.notes)
-        outputs = None
-        if spec.reproduce.outputs:
-            outputs, why = read_outputs(work, spec.reproduce.outputs)
-            if why:
+                outcome = RunOutcome(
+                    "failed", None, time.monotonic() - started, "local", None, sandbox
+                )
+                return LocalRun(outcome, None, log_text(LogTail(), notes))
+        req = requirements_file(repo, spec)
+        req_sha = None
+        deps = None
+        if req is not None:
+            req_bytes = req.read_bytes()
+            req_sha = hashlib.sha256(req_bytes).hexdigest()
+            deps, why = _install(spec, base, req, req_bytes, sandbox, limits, uid, cgroup)
+            if why is not None:
                 notes.append(why)
-        else:
+                outcome = RunOutcome(
+                    "failed", None, time.monotonic() - started, "local", None, sandbox
+                )
+                return LocalRun(outcome, None, log_text(LogTail(), notes), req_sha)
+        if sandbox == "none":
+            notes.append(
+                "NOT SANDBOXED: the command ran unconfined on this machine (--sandbox none)"
+            )
+        if uid is not None or sandbox == "docker":  # the sandbox reads as another user
+            make_readable(base)
+        # the code's copy lives in the writable space too: that much comes on top
+        limits = replace(limits, writable_bytes=limits.writable_bytes + tree_size(src))
+        argv, _env, host_env = _launch_argv(spec, base, src, deps, sandbox, limits, nonce)
+        reader = MarkerReader(nonce, spec.reproduce.outputs or "", limits.log_bytes)
+        result = run_process(
+            argv,
+            base,
+            host_env,
+            spec.timeout_s + SETUP_GRACE_S,
+            sink=reader.feed,
+            preexec=preexec_for(limits, cgroup, fresh_uid=uid is not None)
+            if sandbox in ("bwrap", "none")
+            else None,
+            user=uid,
+        )
+        parsed = reader.finish()
+        notes.extend(result.notes)
+        status = parsed.status or {}
+        notes.extend(str(n) for n in status.get("notes") or [])
+        outcome = _outcome(spec, sandbox, result, status, notes)
+        if outcome.status != "passed":
+            notes.extend(limit_hints(parsed.log.data(), limits))
+        if spec.reproduce.outputs and parsed.outputs is None:
+            notes.append(parsed.outputs_note or str(status.get("outputs") or "no outputs"))
+        elif not spec.reproduce.outputs:
             notes.append("the logbook names no reproduce.outputs; nothing to record")
-    if result.timed_out:
-        status = "timeout"
+        digest = _docker_digest(launch_image(spec)) if sandbox == "docker" else None
+        log = log_text(parsed.log, notes)
+        return LocalRun(outcome, parsed.outputs, log, req_sha, limits, digest)
+    finally:
+        if sandbox == "docker":  # also when interrupted: the container is not our child
+            _docker_cleanup(f"reproaudit-{nonce}")
+        remove_cgroup(cgroup)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+# What a limit looks like from inside, in the command's own output.
+_LIMIT_SIGNS = (
+    (b"File too large", "file_bytes", "the file size limit"),
+    (b"No space left on device", "writable_bytes", "the writable space"),
+    (b"MemoryError", "memory_bytes", "the memory limit"),
+    (b"Cannot allocate memory", "memory_bytes", "the memory limit"),
+    (b"Resource temporarily unavailable", "processes", "the process limit"),
+)
+
+
+def limit_hints(log: bytes, limits: Limits) -> list[str]:
+    """Notes naming the limits a failed run's output shows it ran into."""
+    out = []
+    for sign, field, name in _LIMIT_SIGNS:
+        value = getattr(limits, field)
+        note = f"the output shows {sign.decode()!r}: {name} ({field} = {value}) was reached"
+        if sign in log and note not in out:
+            out.append(note)
+    return out
+
+
+def _outcome(
+    spec: RunSpec,
+    sandbox: str,
+    result: ProcessResult,
+    status: dict[str, Any],
+    notes: list[str],
+) -> RunOutcome:
+    """The run's outcome from the runner's status line, or from how the sandbox ended."""
+    said = status.get("status")
+    code = status.get("exit_code")
+    code = code if isinstance(code, int) and not isinstance(code, bool) else None
+    duration = status.get("duration_s")
+    if not isinstance(duration, (int, float)) or isinstance(duration, bool):
+        duration = result.duration_s
+    tree = status.get("code_sha256")
+    tree = tree if isinstance(tree, str) and len(tree) == 64 else None
+    if said in ("passed", "failed", "timeout"):
+        final = said
+    elif result.timed_out:
+        final, code = "timeout", None
     else:
-        status = "passed" if result.exit_code == 0 else "failed"
-    record = RunRecord(status, result.exit_code, result.duration_s, "local", None, "")
-    return record, outputs, log_text(result.log, notes)
+        final = "failed"
+        notes.append(
+            f"the {sandbox} sandbox ended without the runner's result"
+            + (f" (exit code {result.exit_code})" if result.exit_code is not None else "")
+        )
+    if final == "timeout":
+        code = None
+    return RunOutcome(final, code, float(duration), "local", None, sandbox, tree)
 
 
-def read_outputs(work: Path, rel: str) -> tuple[bytes | None, str | None]:
-    """The outputs file the command wrote, if it is a JSON file inside ``work``."""
-    root = work.resolve()
-    path = work / rel
-    if not path.exists() and not path.is_symlink():
-        return None, f"the command wrote no {rel}"
-    resolved = path.resolve()
-    if not resolved.is_relative_to(root):
-        return None, f"{rel} leads outside the code folder (a link?); refused"
-    if not resolved.is_file():
-        return None, f"{rel} is not a regular file; refused"
-    with open(resolved, "rb") as handle:
-        raw = handle.read(MAX_OUTPUTS_BYTES + 1)
-    return check_outputs(raw, rel)
+def _inside_env(sandbox: str, base: Path, deps: bool) -> dict[str, str]:
+    extra = {"PYTHONPATH": "/deps"} if deps else None
+    if sandbox == "none":
+        (base / "home").mkdir(exist_ok=True)
+        (base / "tmp").mkdir(exist_ok=True)
+        path = os.pathsep.join(
+            dict.fromkeys(
+                [os.path.dirname(sys.executable), *os.environ.get("PATH", "").split(os.pathsep)]
+            )
+        )
+        env = scrubbed_env(path, str(base / "home"), str(base / "tmp"))
+        if deps:
+            env["PYTHONPATH"] = str(base / "deps")
+        return env
+    env = scrubbed_env(sandbox_path(), "/tmp/home", "/tmp", extra)
+    if sandbox == "docker":
+        del env["PATH"]  # the image's own
+    return env
 
 
-def _remove_stale(work: Path, rel: str) -> bool:
-    """Delete an outputs file copied with the code (only inside the copy), so it cannot pass."""
-    path = work / rel
-    if not path.parent.resolve().is_relative_to(work.resolve()):
-        return False
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-        return True
-    return False
+def _launch_argv(
+    spec: RunSpec,
+    base: Path,
+    src: Path,
+    deps: Path | None,
+    sandbox: str,
+    limits: Limits,
+    nonce: str,
+) -> tuple[list[str], dict[str, str], dict[str, str]]:
+    """(argv that starts the sandbox, environment inside it, environment of the sandbox tool)."""
+    env = _inside_env(sandbox, base, deps is not None)
+    source = f"dir:{src}" if sandbox == "none" else "dir:/src"
+    runner = ["-c", RUNNER]
+    if sandbox != "none":
+        runner.append("--pidns")
+    runner += [nonce, source, "", "", "", "", spec.reproduce.outputs or "", str(spec.timeout_s)]
+    runner += ["--", *spec.argv]
+    launch = Launch(runner, src, deps, env, spec.reproduce.hardware, spec.reproduce.image)
+    host_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+    if sandbox == "bwrap":
+        return bwrap_argv(launch, limits), env, host_env
+    if sandbox == "docker":
+        return docker_argv(launch, limits, f"reproaudit-{nonce}"), env, docker_env()
+    return [sys.executable, "-I", *runner], env, env
 
 
-def fetch_commit(url: str, sha: str, dest: Path) -> str | None:
-    """Check out exactly ``sha`` of ``url`` into ``dest``; None on success, else why not.
+def _install(
+    spec: RunSpec,
+    base: Path,
+    req: Path,
+    req_bytes: bytes,
+    sandbox: str,
+    limits: Limits,
+    uid: int | None,
+    cgroup: Path | None,
+) -> tuple[Path | None, str | None]:
+    """Install the requirements into ``base/deps`` with network; (folder, None) or (None, why)."""
+    deps = base / "deps"
+    deps.mkdir()
+    req_dir = base / "req"
+    shutil.copytree(req.parent, req_dir, symlinks=True)
+    name = req.name
+    hashed = has_hashes(req_bytes.decode("utf-8", errors="replace"))
+    if sandbox == "none":
+        argv = pip_argv(sys.executable, str(req_dir / name), str(deps), hashed)
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(base), "LANG": "C.UTF-8"}
+        result = run_process(argv, req_dir, env, INSTALL_TIMEOUT_S)
+    else:
+        if uid is not None:
+            os.chown(deps, uid, uid)
+        if uid is not None or sandbox == "docker":
+            make_readable(req_dir)
+            os.chmod(base, 0o755)
+        if sandbox == "docker":
+            os.chmod(deps, 0o777)  # the install container runs as nobody
+        python = sys.executable if sandbox == "bwrap" else "python3"
+        pip = pip_argv(python, f"/src/{name}", "/deps", hashed)
+        env = _inside_env(sandbox, base, False)
+        launch = Launch(
+            pip[1:],
+            req_dir,
+            None,
+            env,
+            spec.reproduce.hardware,
+            spec.reproduce.image,
+            network=True,
+            extra_rw=[(deps, "/deps")],
+        )
+        if sandbox == "bwrap":
+            argv = bwrap_argv(launch, limits)
+        else:
+            argv = docker_argv(launch, limits, f"reproaudit-install-{secrets.token_hex(6)}")
+        host_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+        if sandbox == "docker":
+            host_env = docker_env()
+        result = run_process(
+            argv,
+            base,
+            host_env,
+            INSTALL_TIMEOUT_S,
+            preexec=preexec_for(limits, cgroup, fresh_uid=uid is not None)
+            if sandbox == "bwrap"
+            else None,
+            user=uid,
+        )
+    if result.exit_code != 0:
+        tail = result.log.data().decode("utf-8", errors="replace").strip().splitlines()[-5:]
+        detail = " | ".join(tail) or "; ".join(result.notes)
+        return None, f"installing {spec.reproduce.requirements} failed: {detail}"
+    return deps, None
 
-    A shallow fetch of the one commit first (GitHub serves any commit by SHA),
-    then all refs as a fallback. ``FETCH_HEAD`` is removed afterwards: it
-    records the URL, which may carry credentials the command must not read.
-    """
-    if not url or url.startswith("-"):
-        return f"refused clone source {url!r}"
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ALLOW_PROTOCOL": "http:https:file"}
 
-    def git(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            ["git", "-C", str(dest), *args],
-            env=env,
+def docker_env() -> dict[str, str]:
+    """The docker CLI's own environment: where the daemon is, never passed into a container."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+    for name, value in os.environ.items():
+        if name == "HOME" or name.startswith("DOCKER_"):
+            env[name] = value
+    return env
+
+
+def launch_image(spec: RunSpec) -> str:
+    return spec.reproduce.image or DEFAULT_IMAGE
+
+
+def _docker_digest(image: str) -> str | None:
+    """The ``sha256:...`` the local image's repository digest names, when docker knows it."""
+    try:
+        done = subprocess.run(
+            ["docker", "image", "inspect", "--format", "{{json .RepoDigests}}", image],
             capture_output=True,
             text=True,
-            timeout=GIT_TIMEOUT_S,
-            stdin=subprocess.DEVNULL,
+            timeout=60,
+            env=docker_env(),
+        )
+        digests = json.loads(done.stdout or "[]") if done.returncode == 0 else []
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return None
+    for ref in digests or []:
+        if isinstance(ref, str) and "@sha256:" in ref:
+            return "sha256:" + ref.split("@sha256:", 1)[1]
+    return None
+
+
+def _docker_cleanup(name: str) -> None:
+    with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+        subprocess.run(
+            ["docker", "rm", "-f", name], capture_output=True, timeout=60, env=docker_env()
         )
 
-    dest.mkdir(parents=True)
-    try:
-        done = git("init", "-q")
-        if done.returncode == 0:
-            done = git("fetch", "-q", "--depth", "1", "--", url, sha)
-            if done.returncode != 0:
-                done = git("fetch", "-q", "--", url, "+refs/*:refs/remotes/source/*")
-        if done.returncode == 0:
-            done = git("-c", "advice.detachedHead=false", "checkout", "-q", "--detach", sha)
-        if done.returncode != 0:
-            lines = (done.stderr or done.stdout).strip().splitlines()
-            return lines[-1] if lines else f"git exited with {done.returncode}"
-        head = git("rev-parse", "HEAD").stdout.strip()
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return str(exc)
-    finally:
-        (dest / ".git" / "FETCH_HEAD").unlink(missing_ok=True)
-    if head != sha:
-        return f"checked out {head}, not {sha}"
-    return None
+
+def tree_size(root: Path) -> int:
+    """Bytes of the regular files under ``root`` (links not followed)."""
+    total = 0
+    for dirpath, _dirs, filenames in os.walk(root):
+        for name in filenames:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(dirpath, name)).st_size
+    return total
+
+
+def host_python() -> str:
+    return f"{platform.python_implementation()} {platform.python_version()} (host, read-only)"

@@ -1,10 +1,11 @@
-"""Run one command as an argument list: scrubbed environment, deadline, bounded log.
+"""Run one command as an argument list: given environment, deadline, bounded log.
 
-The command is untrusted contributor code. It never goes through a shell,
-sees no credentials from the caller's environment, runs in its own process
-group so a timeout (or a finished run) kills everything it started, and its
-output is read incrementally into a fixed-size tail so a flood cannot
-exhaust memory.
+Here the command is a sandbox (bwrap, docker) or, with ``--sandbox none``, the
+runner itself. It never goes through a shell, runs in its own process group so
+a timeout, a finished run, or an interrupt of reproaudit (SIGINT, SIGTERM)
+kills it, and its output is read incrementally (into a fixed-size tail, or a
+``sink``) so a flood cannot exhaust memory. ``rlimits`` and ``user`` are
+applied in the child before it starts: limits a sandbox inherits.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import os
 import selectors
 import signal
 import subprocess
-import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,29 +38,6 @@ class ProcessResult:
     notes: list[str]
 
 
-def scrubbed_env(home: Path, tmpdir: Path) -> dict[str, str]:
-    """The only environment a re-run sees: no tokens, no CI or Hub variables.
-
-    ``PATH`` is the caller's, with the running interpreter's folder first so
-    ``python`` means the Python that runs reproaudit (and its installed
-    packages), not whatever a shim would pick.
-    """
-    path = os.pathsep.join(
-        dict.fromkeys(
-            [str(Path(sys.executable).parent), *os.environ.get("PATH", "").split(os.pathsep)]
-        )
-    )
-    return {
-        "PATH": path,
-        "HOME": str(home),
-        "TMPDIR": str(tmpdir),
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "PYTHONHASHSEED": "0",
-        "PYTHONDONTWRITEBYTECODE": "1",
-    }
-
-
 def run_process(
     argv: list[str],
     cwd: Path,
@@ -68,10 +46,22 @@ def run_process(
     *,
     keep_bytes: int = LOG_KEEP_BYTES,
     kill_grace_s: float = KILL_GRACE_S,
+    sink: Callable[[bytes], None] | None = None,
+    preexec: Callable[[], None] | None = None,
+    user: int | None = None,
 ) -> ProcessResult:
-    """Run ``argv`` in ``cwd`` until it exits or ``timeout_s`` passes; stdout+stderr merged."""
+    """Run ``argv`` in ``cwd`` until it exits or ``timeout_s`` passes; stdout+stderr merged.
+
+    Output goes to ``sink`` when given (the result's log is then empty), else
+    into the bounded log tail. ``user`` (when reproaudit runs as root) makes
+    the child run as that uid and gid, with no supplementary groups.
+    """
     log = LogTail(keep_bytes)
+    feed = sink or log.feed
     start = time.monotonic()
+    ids: dict[str, object] = {}
+    if user is not None:
+        ids = {"user": user, "group": user, "extra_groups": []}
     try:
         proc = subprocess.Popen(
             argv,
@@ -82,6 +72,8 @@ def run_process(
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group, killed as one
             close_fds=True,
+            preexec_fn=preexec,
+            **ids,  # type: ignore[arg-type]
         )
     except OSError as exc:
         note = f"could not start {argv[0]!r}: {exc.strerror or exc}"
@@ -90,7 +82,13 @@ def run_process(
     fd = proc.stdout.fileno()
     os.set_blocking(fd, False)
     deadline = start + timeout_s
-    timed_out = _pump(proc, fd, log, deadline)
+    try:
+        timed_out = _pump(proc, fd, feed, deadline)
+    except BaseException:  # KeyboardInterrupt, SystemExit: the run dies with us
+        _signal_group(proc.pid, signal.SIGKILL)
+        proc.wait()
+        proc.stdout.close()
+        raise
     if not timed_out:
         try:
             proc.wait(timeout=max(0.0, deadline - time.monotonic()))
@@ -105,7 +103,7 @@ def run_process(
     duration = time.monotonic() - start
     _signal_group(proc.pid, signal.SIGKILL)  # whatever it left running in the background
     proc.wait()
-    _drain(fd, log)
+    _drain(fd, feed)
     proc.stdout.close()
     code = None if timed_out else proc.returncode
     if code is not None and code < 0:
@@ -113,7 +111,9 @@ def run_process(
     return ProcessResult(code, timed_out, duration, log, notes)
 
 
-def _pump(proc: subprocess.Popen[bytes], fd: int, log: LogTail, deadline: float) -> bool:
+def _pump(
+    proc: subprocess.Popen[bytes], fd: int, feed: Callable[[bytes], None], deadline: float
+) -> bool:
     """Copy output into ``log`` until end of file or the deadline; True on the deadline."""
     exited_at: float | None = None
     with selectors.DefaultSelector() as sel:
@@ -133,10 +133,10 @@ def _pump(proc: subprocess.Popen[bytes], fd: int, log: LogTail, deadline: float)
                     continue
                 if not chunk:
                     return False
-                log.feed(chunk)
+                feed(chunk)
 
 
-def _drain(fd: int, log: LogTail) -> None:
+def _drain(fd: int, feed: Callable[[bytes], None]) -> None:
     """Read what is left in the pipe after the group was killed, without blocking."""
     for _ in range(1024):
         try:
@@ -145,7 +145,7 @@ def _drain(fd: int, log: LogTail) -> None:
             return
         if not chunk:
             return
-        log.feed(chunk)
+        feed(chunk)
 
 
 def _signal_group(pid: int, sig: signal.Signals) -> None:

@@ -1,20 +1,31 @@
-"""The re-run record that ``reproaudit judge --reruns DIR`` reads.
+"""The re-run record that ``reproaudit judge --reruns DIR`` reads, written whole or not at all.
 
-``<out>/<paper>/<logbook>/run.json`` says how the run went and
-``outputs.json`` holds the exact bytes the command wrote at
-``reproduce.outputs``. Limits come from the judge's reader, so this writer
-never produces a file the judge would refuse. Both backends end here.
+``<out>/<paper>/<logbook>/run.json`` (the ``models.RunRecord``: how the run
+went and the hashes binding it to the logbook, code and outputs it ran),
+``outputs.json`` (the exact bytes the command wrote at ``reproduce.outputs``)
+and ``log.txt``. The folder is built beside its final place and renamed into
+it under a lock, so a reader never sees new status with old outputs, a run
+that wrote nothing leaves no older ``outputs.json`` behind, and two
+concurrent re-runs of one logbook never mix their files. Limits come from the
+judge's reader, so this writer never produces a file the judge would refuse.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..fsutil import atomic_write
-from ..judge.inputs import LOG_TAIL_CHARS, MAX_OUTPUTS_BYTES
+from ..judge.inputs import LOG_TAIL_CHARS, MAX_OUTPUTS_BYTES, check_json_shape
+from ..models import RunRecord
 from ..problems import human_size
 
 Status = Literal["passed", "failed", "timeout"]
@@ -23,29 +34,28 @@ NOTE = "[reproaudit]"
 
 
 @dataclass(frozen=True)
-class RunRecord:
-    """One re-run as written to ``run.json`` (first six fields), plus where it went."""
+class RunOutcome:
+    """How a backend's run went, before it is bound to its inputs and written."""
 
     status: Status
     exit_code: int | None
     duration_s: float
     backend: str
     url: str | None
-    log_tail: str
-    folder: Path | None = None  # <out>/<paper>/<logbook>
-    outputs_written: bool = False
-    logbook_sha256: str | None = None  # the logbook file that was re-run
+    sandbox: str
+    code_sha256: str | None = None
 
-    def run_json(self) -> dict[str, object]:
-        return {
-            "status": self.status,
-            "exit_code": self.exit_code,
-            "duration_s": round(self.duration_s, 3),
-            "backend": self.backend,
-            "url": self.url,
-            "log_tail": self.log_tail,
-            "logbook_sha256": self.logbook_sha256,
-        }
+
+@dataclass(frozen=True)
+class WrittenRecord:
+    """A record as written: the ``run.json`` model and where it went."""
+
+    record: RunRecord
+    folder: Path
+    outputs_written: bool
+
+    def __getattr__(self, name: str) -> object:  # status, exit_code, duration_s, ...
+        return getattr(self.record, name)
 
 
 class LogTail:
@@ -71,13 +81,12 @@ class LogTail:
 
 
 def check_outputs(raw: bytes, name: str) -> tuple[bytes | None, str | None]:
-    """The outputs bytes when they are JSON within the size limit, else the reason why not."""
+    """The outputs bytes when they are JSON within the size and depth limits, else why not."""
     if len(raw) > MAX_OUTPUTS_BYTES:
         return None, f"{name} is over the {human_size(MAX_OUTPUTS_BYTES)} limit; not recorded"
-    try:
-        json.loads(raw)
-    except ValueError as exc:
-        return None, f"{name} is not valid JSON ({exc}); not recorded"
+    why = check_json_shape(raw)
+    if why:
+        return None, f"{name} {why}; not recorded"
     return raw, None
 
 
@@ -94,6 +103,41 @@ def log_text(log: LogTail, notes: list[str]) -> str:
     return text
 
 
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """An exclusive lock on a folder itself (no lock file is left behind)."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def replace_folder(folder: Path, files: dict[str, bytes]) -> None:
+    """Make ``folder`` hold exactly ``files``: built beside it, renamed into place under a lock."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.new-", dir=folder.parent))
+    try:
+        for name, data in files.items():
+            with open(staging / name, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.chmod(staging, 0o755)
+        with _locked(folder.parent):
+            old = None
+            if folder.exists() or folder.is_symlink():
+                old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old-", dir=folder.parent))
+                os.rename(folder, old / "record")
+            os.rename(staging, folder)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
 def write_record(
     out: Path,
     paper: str,
@@ -101,43 +145,34 @@ def write_record(
     record: RunRecord,
     outputs: bytes | None,
     log: str,
-    logbook_sha256: str | None = None,
-) -> RunRecord:
-    """Write outputs.json (or remove a stale one), log.txt, then run.json, each atomically.
-
-    ``run.json`` goes last and is removed first: the judge treats its presence as
-    "there is a re-run", so a crash midway never pairs new status with old outputs.
-    """
+) -> WrittenRecord:
+    """Replace ``<out>/<paper>/<logbook>/`` with this record, its outputs (if any) and log."""
     folder = Path(out) / paper / logbook
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "run.json").unlink(missing_ok=True)
-    if outputs is None:
-        (folder / "outputs.json").unlink(missing_ok=True)
-    else:
-        atomic_write(folder / "outputs.json", outputs)
-    atomic_write(folder / "log.txt", log.encode("utf-8")[-LOG_KEEP_BYTES:])
-    final = RunRecord(
-        status=record.status,
-        exit_code=record.exit_code,
-        duration_s=record.duration_s,
-        backend=record.backend,
-        url=record.url,
-        log_tail=log[-LOG_TAIL_CHARS:],
-        folder=folder,
-        outputs_written=outputs is not None,
-        logbook_sha256=logbook_sha256,
-    )
-    atomic_write(folder / "run.json", json.dumps(final.run_json(), indent=2) + "\n")
-    return final
+    files = {"log.txt": log.encode("utf-8")[-LOG_KEEP_BYTES:]}
+    if outputs is not None:
+        files["outputs.json"] = outputs
+    files["run.json"] = record_json(record)
+    replace_folder(folder, files)
+    return WrittenRecord(record, folder, outputs is not None)
 
 
-def describe_record(record: RunRecord) -> str:
-    """One line for the command line: outcome, time, exit code and where the record is."""
-    code = "" if record.exit_code is None else f", exit code {record.exit_code}"
+def record_json(record: RunRecord) -> bytes:
+    return (json.dumps(record.model_dump(mode="json"), indent=2) + "\n").encode("utf-8")
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def tail_of(log: str) -> str:
+    return log[-LOG_TAIL_CHARS:]
+
+
+def describe_record(record: WrittenRecord) -> str:
+    """One line for the command line: outcome, time, exit code, sandbox and where it is."""
+    run = record.record
+    code = "" if run.exit_code is None else f", exit code {run.exit_code}"
     outputs = "outputs.json written" if record.outputs_written else "no outputs.json"
-    where = f": {record.folder}" if record.folder else ""
-    link = f" ({record.url})" if record.url else ""
-    return (
-        f"{record.status} in {record.duration_s:.1f} s{code}, {outputs}"
-        f" [{record.backend}{link}]{where}"
-    )
+    link = f" ({run.url})" if run.url else ""
+    where = f" [{run.backend}, sandbox {run.sandbox}{link}]"
+    return f"{run.status} in {run.duration_s:.1f} s{code}, {outputs}{where}: {record.folder}"

@@ -1,15 +1,22 @@
-"""reproaudit's job runner: fetch code at one commit, run one command, print its outputs.
+"""reproaudit's runner: get the code, run one command, print its outputs between markers.
 
-A Hugging Face Job runs this file's text as
-``python3 -c RUNNER NONCE URL SHA ARCHIVE JAIL SUBDIR OUTPUTS TIMEOUT -- ARGV...``.
-Every value arrives as a separate argument and the command is run as an
-argument list: nothing is ever parsed by a shell. The job holds no token, so
-the code is fetched anonymously: with git when the image has it, else as the
-commit's archive (``python:3.12-slim`` has no git). Afterwards the outputs
-file is printed base64-encoded between marker lines carrying the caller's
-nonce, then one status line, so the caller can read both from the job logs.
+Run as ``python3 -c RUNNER [OPTIONS] NONCE SOURCE SHA ARCHIVE JAIL SUBDIR OUTPUTS TIMEOUT --
+ARGV...`` inside every sandbox (bwrap, docker, none) and inside Hugging Face
+Jobs. ``SOURCE`` is a clone URL (fetched at ``SHA``) or ``dir:PATH``, a
+read-only folder copied into a fresh working folder. Every value arrives as a
+separate argument and the command is run as an argument list: nothing is ever
+parsed by a shell. Afterwards the outputs file is printed base64-encoded
+between marker lines carrying the caller's nonce, then one status line.
 
-Standard library only, and Python 3.8 syntax: job images are arbitrary.
+Options: ``--pidns`` (the runner is the first process of its own PID namespace:
+when the command ends, every other process in the namespace is killed before
+the outputs are printed, so nothing the command left behind can print after
+them); ``--requirements TEXT`` (a pip requirements file's text, installed into
+a folder on ``PYTHONPATH`` before the command: the Jobs backend's install step).
+
+Standard library only, Python 3.8 syntax: job images are arbitrary. ``RUNNER``
+(``bundle.py``) is this file with the shared safety modules (``confine``,
+``envscrub``, ``fetch``) in front of it, so each rule still has one source.
 """
 
 from __future__ import annotations
@@ -19,7 +26,6 @@ import contextlib
 import hashlib
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -29,43 +35,65 @@ import tempfile
 import time
 import urllib.request
 
+try:  # inside the package; in a job the bundle defines these names above this file
+    from .confine import inside
+    from .envscrub import drop_secrets
+    from .fetch import SHA40, fetch_commit
+except ImportError:
+    pass
+
 MARK = "::reproaudit::"
 MAX_OUTPUTS = 16 * 1024 * 1024
 MAX_ARCHIVE = 2 * 1024 * 1024 * 1024
-SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|CREDENTIAL|API_KEY|ACCESS_KEY", re.IGNORECASE)
+PIP_TIMEOUT_S = 1800
+LIMIT_SIGNALS = {
+    getattr(signal, "SIGXFSZ", 25): "the file size limit (RLIMIT_FSIZE)",
+    getattr(signal, "SIGXCPU", 24): "the CPU time limit",
+}
 
 
 def note(text: str) -> None:
     print("[reproaudit-runner] " + text, flush=True)
 
 
-def inside(path: str, root: str) -> bool:
-    path, root = os.path.realpath(path), os.path.realpath(root)
-    return path == root or path.startswith(root + os.sep)
+def has_hashes(text: str) -> bool:
+    """Whether a requirements file pins hashes (then every requirement must have one)."""
+    return "--hash=" in text or "--hash " in text
 
 
-def fetch_git(url: str, sha: str, dest: str) -> bool:
-    env = dict(os.environ, GIT_TERMINAL_PROMPT="0", GIT_ALLOW_PROTOCOL="http:https:file")
+def pip_argv(python: str, requirements: str, target: str, hashed: bool) -> list:
+    """pip's arguments to install ``requirements`` into ``target``, with ``--require-hashes``
+    when the file gives hashes."""
+    argv = [python, "-m", "pip", "install", "--quiet", "--no-input", "--disable-pip-version-check"]
+    argv += ["--no-cache-dir", "--target", target, "-r", requirements]
+    return argv + (["--require-hashes"] if hashed else [])
 
-    def git(*args: str) -> bool:
-        done = subprocess.run(["git", "-C", dest, *args], env=env, stdin=subprocess.DEVNULL)
-        return done.returncode == 0
 
-    os.makedirs(dest, exist_ok=True)
-    ok = git("init", "-q") and (
-        git("fetch", "-q", "--depth", "1", "--", url, sha)
-        or git("fetch", "-q", "--", url, "+refs/*:refs/remotes/source/*")
-    )
-    ok = ok and git("-c", "advice.detachedHead=false", "checkout", "-q", "--detach", sha)
-    fetch_head = os.path.join(dest, ".git", "FETCH_HEAD")
-    if os.path.exists(fetch_head):
-        os.unlink(fetch_head)
-    if not ok:
-        return False
-    head = subprocess.run(
-        ["git", "-C", dest, "rev-parse", "HEAD"], stdout=subprocess.PIPE, text=True
-    ).stdout.strip()
-    return head == sha
+def tree_sha256(root: str) -> str:
+    """One hash over a code tree: each path, whether it is executable, and its bytes.
+
+    ``.git`` is left out (its contents differ between clones of one commit); a
+    link counts as its target text.
+    """
+    digest = hashlib.sha256()
+    entries = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not (dirpath == root and d == ".git"))
+        for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+            entries.append(os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/"))
+    for rel in sorted(entries):
+        full = os.path.join(root, rel)
+        if os.path.islink(full):
+            kind, data = "l", hashlib.sha256(os.readlink(full).encode()).hexdigest()
+        else:
+            kind = "x" if os.stat(full).st_mode & 0o100 else "f"
+            file_digest = hashlib.sha256()
+            with open(full, "rb") as handle:
+                for chunk in iter(lambda: handle.read(1 << 20), b""):
+                    file_digest.update(chunk)
+            data = file_digest.hexdigest()
+        digest.update((f"{kind} {data} {rel}\n").encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
 
 
 def fetch_archive(url: str, dest: str) -> None:
@@ -107,24 +135,35 @@ def fetch_archive(url: str, dest: str) -> None:
 
 
 def fetch(url: str, sha: str, archive: str, dest: str) -> None:
-    if not re.fullmatch(r"[0-9a-f]{40}", sha) or url.startswith("-"):
+    if url.startswith("dir:"):
+        shutil.copytree(url[4:], dest, symlinks=True)
+        return
+    if not SHA40.fullmatch(sha) or url.startswith("-"):
         raise RuntimeError(f"refused source {url!r} at {sha!r}")
     if shutil.which("git"):
         note(f"fetching {url} at {sha} with git")
-        if fetch_git(url, sha, dest):
+        why = fetch_commit(url, sha, dest)
+        if why is None:
             return
-        note("git could not fetch the commit")
+        note("git could not fetch the commit: " + why)
         shutil.rmtree(dest, ignore_errors=True)
     if not archive.startswith(("https://", "http://")):
         raise RuntimeError(f"cannot fetch {url} at {sha} (no git, or git failed; no archive)")
-    note(f"downloading {archive}")
+    note("downloading " + archive)
     fetch_archive(archive, dest)
 
 
-def run(argv: list, cwd: str, timeout: float) -> tuple:
-    """Run the command in its own process group; (exit code or None on timeout, seconds)."""
-    env = {k: v for k, v in os.environ.items() if not SECRET_NAME.search(k)}
-    env.update(PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
+def kill_rest(pidns: bool, pgid: int) -> None:
+    """Kill what the command left running: its whole PID namespace, else its process group."""
+    with contextlib.suppress(OSError):
+        if pidns and os.getpid() in (1, 2):  # never outside a namespace of our own
+            os.kill(-1, signal.SIGKILL)
+        else:
+            os.killpg(pgid, signal.SIGKILL)
+
+
+def run(argv: list, cwd: str, timeout: float, env: dict, pidns: bool) -> tuple:
+    """Run the command; (exit code or None on timeout, seconds, notes)."""
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
@@ -136,65 +175,129 @@ def run(argv: list, cwd: str, timeout: float) -> tuple:
             start_new_session=True,
         )
     except OSError as exc:
-        note(f"could not start {argv[0]!r}: {exc}")
-        return 127, time.monotonic() - start
+        note(f"could not start {argv[0]!r}: {exc.strerror or exc}")
+        return 127, time.monotonic() - start, []
+    notes = []
     try:
         code = proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         code = None
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        note(f"timed out after {timeout:g} s; its process group was killed")
+        notes.append(
+            f"timed out after {timeout:g} s (the logbook's timeout); everything it started "
+            "was killed"
+        )
     duration = time.monotonic() - start
-    with contextlib.suppress(OSError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    return code, duration
+    kill_rest(pidns, proc.pid)
+    proc.wait()
+    if code is not None and code < 0:
+        why = LIMIT_SIGNALS.get(-code)
+        notes.append(f"killed by signal {-code}" + (f" ({why})" if why else ""))
+    return code, duration, notes
 
 
 def print_outputs(nonce: str, workdir: str, rel: str) -> str:
     """Print the outputs file between markers; return 'ok' or why it was not printed."""
     path = os.path.join(workdir, rel)
     if not os.path.lexists(path):
-        return f"the command wrote no {rel}"
+        return "the command wrote no " + rel
     if not inside(path, workdir):
-        return f"{rel} leads outside the code folder (a link?); refused"
+        return rel + " leads outside the code folder (a link?); refused"
     if not os.path.isfile(path):
-        return f"{rel} is not a regular file; refused"
+        return rel + " is not a regular file; refused"
     with open(path, "rb") as handle:
         raw = handle.read(MAX_OUTPUTS + 1)
     if len(raw) > MAX_OUTPUTS:
-        return f"{rel} is over the 16 MiB limit; not recorded"
+        return rel + " is over the 16 MiB limit; not recorded"
     encoded = base64.b64encode(raw).decode("ascii")
-    print(f"{MARK}{nonce} outputs-begin", flush=True)
+    print(f"\n{MARK}{nonce} outputs-begin", flush=True)
     for i in range(0, len(encoded), 76):
         print(encoded[i : i + 76])
     print(f"{MARK}{nonce} outputs-end {hashlib.sha256(raw).hexdigest()}", flush=True)
     return "ok"
 
 
+def install(requirements: str, root: str, env: dict) -> str:
+    """Install the requirements into ``root/deps`` (the Jobs install step); return the folder."""
+    req = os.path.join(root, "requirements.txt")
+    with open(req, "w", encoding="utf-8") as handle:
+        handle.write(requirements)
+    deps = os.path.join(root, "deps")
+    note("installing the requirements into " + deps)
+    done = subprocess.run(
+        pip_argv(sys.executable, req, deps, has_hashes(requirements)),
+        env=env,
+        timeout=PIP_TIMEOUT_S,
+        stdin=subprocess.DEVNULL,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"pip could not install the requirements (exit {done.returncode})")
+    return deps
+
+
+def disk_full(path: str) -> bool:
+    with contextlib.suppress(OSError):
+        stat = os.statvfs(path)
+        return stat.f_bavail * stat.f_frsize < 64 * 1024
+    return False
+
+
 def main(args: list) -> int:
+    pidns, requirements = False, ""
+    while args and args[0] in ("--pidns", "--requirements"):
+        if args[0] == "--pidns":
+            pidns, args = True, args[1:]
+        else:
+            requirements, args = args[1], args[2:]
     if len(args) < 10 or args[8] != "--":
-        print("usage: NONCE URL SHA ARCHIVE JAIL SUBDIR OUTPUTS TIMEOUT -- ARGV...")
+        print(
+            "usage: [--pidns] [--requirements TEXT] NONCE SOURCE SHA ARCHIVE JAIL SUBDIR "
+            "OUTPUTS TIMEOUT -- ARGV..."
+        )
         return 2
     nonce, url, sha, archive, jail, subdir, outputs, timeout = args[:8]
     argv = args[9:]
-    status = {"status": "failed", "exit_code": None, "duration_s": 0.0, "outputs": None}
+    status = {
+        "status": "failed",
+        "exit_code": None,
+        "duration_s": 0.0,
+        "outputs": None,
+        "code_sha256": None,
+        "notes": [],
+    }
     root = tempfile.mkdtemp(prefix="reproaudit-")
+    env = drop_secrets(os.environ)
+    env.pop("PWD", None)  # set by bwrap's --chdir: not part of the re-run's environment
+    env.update(PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
+    for name in ("HOME", "TMPDIR"):
+        if env.get(name):
+            os.makedirs(env[name], exist_ok=True)
     try:
         checkout = os.path.join(root, "code")
         fetch(url, sha, archive, checkout)
         workdir, jail_dir = os.path.join(checkout, subdir), os.path.join(checkout, jail)
         ok = os.path.isdir(workdir) and inside(workdir, jail_dir) and inside(jail_dir, checkout)
         if not ok:
-            raise RuntimeError(f"{subdir or '.'} is not a folder inside {jail or '.'} of the code")
+            raise RuntimeError(
+                "{} is not a folder inside {} of the code".format(subdir or ".", jail or ".")
+            )
         if outputs:
             stale = os.path.join(workdir, outputs)
             if os.path.lexists(stale) and not os.path.isdir(stale):
                 os.unlink(stale)
-        note(f"running {json.dumps(argv)}")
-        code, duration = run(argv, workdir, float(timeout))
+                status["notes"].append(f"removed a stale {outputs} copied with the code")
+        status["code_sha256"] = tree_sha256(workdir)
+        if requirements:
+            deps = install(requirements, root, env)
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [deps, env.get("PYTHONPATH")]))
+        note("running " + json.dumps(argv))
+        code, duration, notes = run(argv, workdir, float(timeout), env, pidns)
+        status["notes"] += notes
         status["exit_code"], status["duration_s"] = code, round(duration, 3)
         status["status"] = "timeout" if code is None else ("passed" if code == 0 else "failed")
+        if disk_full(workdir):
+            status["notes"].append(
+                "the writable space is full: the bytes-written limit was reached"
+            )
         if outputs:
             status["outputs"] = print_outputs(nonce, workdir, outputs)
     except Exception as exc:  # the caller reads why from the status line
@@ -202,7 +305,7 @@ def main(args: list) -> int:
         status["outputs"] = status["outputs"] or f"not produced: {exc}"
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    print(f"{MARK}{nonce} status {json.dumps(status)}", flush=True)
+    print(f"\n{MARK}{nonce} status {json.dumps(status)}", flush=True)
     return {"passed": 0, "timeout": 124}.get(str(status["status"]), 1)
 
 

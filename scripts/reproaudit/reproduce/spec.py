@@ -16,6 +16,7 @@ from .. import problems as P
 from ..loader import load_model
 from ..models import Code, Logbook, Reproduce, parse_duration
 from ..problems import Problem, ReproauditError
+from .confine import clean_logbook_path, escaping_links, inside
 
 
 @dataclass(frozen=True)
@@ -132,14 +133,15 @@ def load_spec(repo: Path, logbook_path: str | Path) -> RunSpec:
     )
     if spec.code.path is not None:
         clean_code_path(spec)
+    requirements_file(repo, spec)
     return spec
 
 
 def clean_code_path(spec: RunSpec) -> str:
     """``code.path`` normalised, refused unless it starts in the logbook's own folder."""
     raw = spec.code.path or ""
-    pure = PurePosixPath(raw.replace("\\", "/"))
-    if pure.is_absolute() or ".." in pure.parts or not pure.parts or pure.parts[0] != spec.logbook:
+    clean = clean_logbook_path(raw, spec.logbook)
+    if clean is None:
         raise ReproauditError(
             Problem(
                 P.PATH_NOT_ALLOWED,
@@ -152,7 +154,7 @@ def clean_code_path(spec: RunSpec) -> str:
                 f"`path: {spec.logbook}/`",
             )
         )
-    return pure.as_posix()
+    return clean
 
 
 def code_folder(repo: Path, spec: RunSpec) -> Path:
@@ -189,11 +191,38 @@ def code_folder(repo: Path, spec: RunSpec) -> Path:
                 "add the code beside the logbook, or use `code: {repo: ..., commit: ...}`",
             )
         )
-    if not folder.resolve().is_relative_to(jail.resolve()) or not jail.resolve().is_relative_to(
-        paper_dir
-    ):
+    if not inside(str(folder), str(jail)) or not inside(str(jail), str(paper_dir)):
         raise refuse(f"{rel!r}")
-    for path in folder.rglob("*"):
-        if path.is_symlink() and not path.resolve().is_relative_to(jail.resolve()):
-            raise refuse(f"the link {path.relative_to(folder).as_posix()!r}")
+    links = escaping_links(str(folder), str(jail))
+    if links:
+        raise refuse(f"the link {links[0]!r}")
     return folder
+
+
+def requirements_file(repo: Path, spec: RunSpec) -> Path | None:
+    """The logbook's requirements file, confined to its own folder like its code; or None."""
+    raw = spec.reproduce.requirements
+    if raw is None:
+        return None
+    clean = clean_logbook_path(raw, spec.logbook)
+    paper_dir = (Path(repo) / "logbooks" / spec.paper).resolve()
+    jail = paper_dir / spec.logbook
+    path = Path(repo) / "logbooks" / spec.paper / (clean or "")
+    if clean is None or not inside(str(path), str(jail)) or not path.is_file():
+        why = (
+            "is not a file"
+            if clean is not None and inside(str(path), str(jail))
+            else ("is outside this logbook's own folder")
+        )
+        raise ReproauditError(
+            Problem(
+                P.REQUIREMENTS_NOT_ALLOWED,
+                spec.rel,
+                None,
+                "reproduce.requirements",
+                f"{raw!r} {why} logbooks/{spec.paper}/{spec.logbook}/",
+                f"put it at logbooks/{spec.paper}/{spec.logbook}/requirements.txt and write "
+                f"`requirements: {spec.logbook}/requirements.txt`",
+            )
+        )
+    return path
