@@ -10,6 +10,7 @@ is strict about types (the string ``"2.5"`` is not a number). Enumerations are
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import datetime
 from typing import Annotated, Any, Literal, get_args
 
@@ -144,6 +145,31 @@ def _check_relative(text: str) -> str:
     return text
 
 
+# Bidirectional overrides and isolates reorder what a reader sees (CVE-2021-42574).
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_LINE_BREAKS = frozenset("\u2028\u2029")
+MAX_ONE_LINE = 1000
+
+
+def _check_one_line(text: str) -> str:
+    """Refuse what lets a one-line value break out of its line or hide what it says.
+
+    Titles, anchors, metric names and units are written into YAML comments,
+    generated code and page headings; a newline, a control character or a bidi
+    override there is an injection, never a title.
+    """
+    if len(text) > MAX_ONE_LINE:
+        raise ValueError(f"must be one line of at most {MAX_ONE_LINE} characters, got {len(text)}")
+    for ch in text:
+        if ch in _BIDI or ch in _LINE_BREAKS or unicodedata.category(ch) == "Cc":
+            raise ValueError(
+                f"must be one line of plain text: it holds {ch!a} at position "
+                f"{text.index(ch)}; remove line breaks, tabs, control characters and "
+                "bidirectional overrides"
+            )
+    return text
+
+
 def _parse_time(value: Any) -> Any:
     # JSON Schema users write strings; YAML gives datetimes. Accept both.
     if isinstance(value, str):
@@ -152,7 +178,14 @@ def _parse_time(value: Any) -> Any:
 
 
 Timestamp = Annotated[datetime, BeforeValidator(_parse_time)]
-Unit = Annotated[str, AfterValidator(_check_unit)]
+# One line of plain text; the pattern is for editors, the validator says what is wrong.
+_ONE_LINE_PATTERN = (
+    "^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069]*$"
+)
+_ONE_LINE_SCHEMA = Field(json_schema_extra={"pattern": _ONE_LINE_PATTERN})
+OneLine = Annotated[str, Field(min_length=1), AfterValidator(_check_one_line), _ONE_LINE_SCHEMA]
+OneLineStr = Annotated[str, AfterValidator(_check_one_line), _ONE_LINE_SCHEMA]  # may be empty
+Unit = Annotated[OneLineStr, AfterValidator(_check_unit)]
 Url = Annotated[str, AfterValidator(_check_url)]
 Sha40 = Annotated[str, AfterValidator(_check_sha40)]
 Sha256 = Annotated[str, AfterValidator(_check_sha256)]
@@ -177,14 +210,14 @@ class Model(BaseModel):
 
 class Links(Model):
     openreview: Url | None = None
-    arxiv: str | None = Field(None, description='arXiv id, quoted: "2606.01234"')
+    arxiv: OneLineStr | None = Field(None, description='arXiv id, quoted: "2606.01234"')
     pdf: Url | None = None
-    doi: str | None = None
+    doi: OneLineStr | None = None
     project: Url | None = None
 
 
 class Author(Model):
-    name: Text
+    name: OneLine
     github: GitHubHandle | None = Field(None, description="lets this author answer in PR threads")
 
 
@@ -195,15 +228,15 @@ class Released(Model):
 
 
 class Tags(Model):
-    area: str | None = None
+    area: OneLineStr | None = None
     spotlight: bool = False
     oral: bool = False
 
 
 class PaperMeta(Model):
     id: PaperId
-    title: Text
-    venue: Text
+    title: OneLine
+    venue: OneLine
     links: Links = Links()
     authors: list[Author] = []
     released: Released = Released()
@@ -222,11 +255,11 @@ class Tolerance(Model):
 
 
 class Target(Model):
-    metric: Text
+    metric: OneLine
     form: Form
     value: Number | None = None
     unit: Unit = "dimensionless"
-    per: str | None = Field(
+    per: OneLineStr | None = Field(
         None, description="what a rate or time is per: trajectory, image, batch of 50"
     )
     tolerance: Tolerance | None = None
@@ -239,7 +272,7 @@ class Target(Model):
 
 
 class Regime(Model):
-    parameter: Text
+    parameter: OneLine
     from_: Number | None = Field(None, alias="from")
     to: Number | None = Field(None, description="null: claimed for every value (asymptotic)")
 
@@ -247,7 +280,7 @@ class Regime(Model):
 class Claim(Model):
     id: ClaimId
     statement: Text
-    anchor: Text = Field(description="section, figure, table or equation the claim comes from")
+    anchor: OneLine = Field(description="section, figure, table or equation the claim comes from")
     kind: Kind
     target: Target | None = None
     regime: Regime | None = None
@@ -267,13 +300,13 @@ class PaperFile(Model):
 
 class Contributor(Model):
     github: GitHubHandle
-    hf: str | None = None
+    hf: OneLineStr | None = None
 
 
 class Agent(Model):
-    name: Text
-    version: str | None = None
-    model: str | None = None
+    name: OneLine
+    version: OneLineStr | None = None
+    model: OneLineStr | None = None
     human_in_loop: bool | None = None
 
 
@@ -314,10 +347,10 @@ class Reproduce(Model):
 
 
 class Measurement(Model):
-    metric: Text
+    metric: OneLine
     value: Number | None = None
     unit: Unit = "dimensionless"
-    per: str | None = None
+    per: OneLineStr | None = None
     at: dict[str, Number | str] = {}
     source: str | None = Field(
         None, pattern=r"^outputs:(/.*)?$", description="outputs:<JSON pointer>"
@@ -331,9 +364,9 @@ class Measurement(Model):
 
 
 class Sweep(Model):
-    parameter: Text
+    parameter: OneLine
     values: list[Number] | None = None
-    metric: str | None = None
+    metric: OneLineStr | None = None
     measured: list[Number] | None = None
     unit: Unit | None = None
     source: str | None = Field(None, pattern=r"^outputs:(/.*)?$")
