@@ -151,7 +151,7 @@ _LINE_BREAKS = frozenset("\u2028\u2029")
 MAX_ONE_LINE = 1000
 
 
-def _check_one_line(text: str) -> str:
+def check_one_line(text: str) -> str:
     """Refuse what lets a one-line value break out of its line or hide what it says.
 
     Titles, anchors, metric names and units are written into YAML comments,
@@ -183,8 +183,8 @@ _ONE_LINE_PATTERN = (
     "^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069]*$"
 )
 _ONE_LINE_SCHEMA = Field(json_schema_extra={"pattern": _ONE_LINE_PATTERN})
-OneLine = Annotated[str, Field(min_length=1), AfterValidator(_check_one_line), _ONE_LINE_SCHEMA]
-OneLineStr = Annotated[str, AfterValidator(_check_one_line), _ONE_LINE_SCHEMA]  # may be empty
+OneLine = Annotated[str, Field(min_length=1), AfterValidator(check_one_line), _ONE_LINE_SCHEMA]
+OneLineStr = Annotated[str, AfterValidator(check_one_line), _ONE_LINE_SCHEMA]  # may be empty
 Unit = Annotated[OneLineStr, AfterValidator(_check_unit)]
 Url = Annotated[str, AfterValidator(_check_url)]
 Sha40 = Annotated[str, AfterValidator(_check_sha40)]
