@@ -45,8 +45,8 @@ SCHEMA_URL = "../../schemas/logbook.schema.json"
 MAX_NOTES = 6000  # characters of notes per result
 MAX_CELL = 800  # characters per cell in the notes
 OUTPUT_LINES = 8  # last lines of a run's output kept
-MAX_VERDICT_CHARS = 20_000  # of a cell, read for a plainly stated verdict
-MAX_VERDICT_MATCHES = 64
+MAX_VERDICT_CHARS = 5_000  # of a cell, read for a plainly stated verdict
+MAX_VERDICT_MATCHES = 32
 
 # Each `\s*` is followed by a different literal, so matching never backtracks quadratically.
 _CLAIM_PAGE = re.compile(r"^\s*(?:claim\s*(?:#\s*)?c?|c)(\d{1,6})\b", re.IGNORECASE)
