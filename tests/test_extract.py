@@ -242,3 +242,30 @@ def test_pages_over_the_stream_limits_are_skipped(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "4 page(s) were over the limits for one page" in result.output
     assert "content over 512 KiB" in result.output
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("title", 'x"""; __import__("os").system("id")\ndiscrepancies: []'),
+        ("anchor", "Table 1\n# injected"),
+        ("anchor", "Table \u202e1"),
+    ],
+)
+def test_a_reply_with_multi_line_or_bidi_fields_is_refused(
+    tmp_path: Path, field: str, value: str
+) -> None:
+    paper = tmp_path / "paper.md"
+    paper.write_text("We claim things. " * 20)
+    reply = json.loads(GOOD)
+    if field == "title":
+        reply["title"] = value
+    else:
+        reply["claims"][0][field] = value
+    bad = json.dumps(reply)
+    with FakeLLM("scripted", replies=[bad, bad, bad]) as fake:
+        result = run(tmp_path, fake, paper)
+    assert result.exit_code == 1
+    assert "not valid claims after 3 tries" in result.output
+    assert "must be one line of plain text" in result.output
+    assert not (tmp_path / "claims").exists()

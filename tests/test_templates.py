@@ -11,6 +11,7 @@ so these tests build the paper with ``model_construct`` (no validation).
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -202,3 +203,46 @@ def test_new_paper_then_new_logbook_end_to_end(tmp_path: Path) -> None:
     )
     assert not (folder / "PWNED").exists() and not (tmp_path / "PWNED").exists()
     assert "__import__" in (folder / "reproduce.py").read_text()  # kept, as a string
+
+
+ONE_LINE_FIELDS = [
+    ("paper", "title"),
+    ("paper", "venue"),
+    ("claims", 0, "anchor"),
+    ("claims", 0, "target", "metric"),
+    ("claims", 0, "target", "unit"),
+    ("claims", 0, "target", "per"),
+    ("claims", 0, "regime", "parameter"),
+]
+
+
+@pytest.mark.parametrize("where", ONE_LINE_FIELDS, ids=lambda w: ".".join(map(str, w)))
+@pytest.mark.parametrize("bad", ["a\\nb", "a\\u202Eb", "a\\x1bb", "a\\tb", "a\\u2028b"])
+def test_one_line_fields_refuse_breaks_controls_and_bidi(where: tuple, bad: str) -> None:
+    paper = {
+        "paper": {"id": "Hx01", "title": "T", "venue": "V"},
+        "claims_version": 1,
+        "claims": [
+            {
+                "id": "C1",
+                "statement": "S.",
+                "anchor": "Table 1",
+                "kind": "empirical",
+                "target": {"metric": "m", "form": "at_least", "value": 1, "unit": "s", "per": "x"},
+                "regime": {"parameter": "k", "from": 1, "to": 10},
+            }
+        ],
+    }
+    node = paper
+    for key in where[:-1]:
+        node = node[key]
+    node[where[-1]] = "__BAD__"
+    text = json.dumps(paper, indent=1).replace('"__BAD__"', f'"{bad}"')  # JSON is YAML
+    with pytest.raises(ReproauditError) as info:
+        to_model(parse_yaml(text, "claims/v/Hx01.yaml"), PaperFile)
+    problem = info.value.problems[0]
+    assert problem.field == ".".join(f"[{k}]" if isinstance(k, int) else k for k in where).replace(
+        ".[", "["
+    )
+    assert problem.line is not None
+    assert "must be one line of plain text" in problem.message

@@ -314,7 +314,12 @@ def extract_claims(
             raise ReproauditError(
                 Problem("invalid_value", "LLM endpoint", None, None, f"the endpoint failed: {exc}")
             ) from None
-        except (ValueError, KeyError, IndexError, TypeError, ValidationError) as exc:
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            failures.append(f"{where}: {first['msg']}"[:300])
+            continue
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
             failures.append(str(exc).splitlines()[0][:300])
             continue
         rel = f"claims/{slug(venue)}/{paper_id}.yaml"
