@@ -66,12 +66,13 @@ def image_type(head: bytes) -> str | None:
     return None
 
 
-def read_image(folder: Path, name: str) -> tuple[bytes, str] | None:
-    """The bytes and media type of image ``name`` directly in ``folder``, or None.
+def read_image(folder: Path, name: str, limit: int = MAX_IMAGE_BYTES) -> tuple[bytes, str] | None:
+    """The bytes (up to ``limit``) and media type of image ``name`` directly in ``folder``.
 
-    Neither the folder nor the file may be a symlink (``O_NOFOLLOW``), opening
-    never blocks on a FIFO (``O_NONBLOCK``), and only a regular file (``fstat``)
-    whose magic bytes are an image is read, up to ``MAX_IMAGE_BYTES``.
+    None for anything else: neither the folder nor the file may be a symlink
+    (``O_NOFOLLOW``), opening never blocks on a FIFO (``O_NONBLOCK``), and only a
+    regular file (``fstat``) of at most ``MAX_IMAGE_BYTES`` whose magic bytes are
+    an image counts.
     """
     if "/" in name or name in ("", ".", ".."):
         return None
@@ -90,7 +91,7 @@ def read_image(folder: Path, name: str) -> tuple[bytes, str] | None:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_IMAGE_BYTES:
             return None
-        data = handle.read(MAX_IMAGE_BYTES + 1)
+        data = handle.read(min(limit, MAX_IMAGE_BYTES + 1))
     kind = image_type(data[:16])
     if kind is None or len(data) > MAX_IMAGE_BYTES:
         return None
@@ -106,7 +107,7 @@ def _image_names(side: Path) -> set[str]:
                 continue
             if not entry.is_file(follow_symlinks=False):
                 continue
-            if read_image(side, entry.name) is not None:
+            if read_image(side, entry.name, limit=16) is not None:  # the magic bytes only
                 names.add(entry.name)
     return names
 
