@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import problems as P
+from ..escaping import clip
 from ..problems import Problem, ReproauditError
 from ._files import check_folder, inside, kind_of, load_json, read_regular, refused
 
@@ -29,6 +30,7 @@ MAX_PAGE_BYTES = 8 * 1024 * 1024  # trackio caps a run's output at 20,000 charac
 MAX_JSON_BYTES = 1024 * 1024  # metadata.json, logbook.json
 MAX_HEADER_CHARS = 64 * 1024  # one cell's JSON header
 MAX_PAGES = 10_000
+MAX_TITLE_CHARS = 300  # a page title names a claim; the rest is noise in notes and messages
 # What starts a cell: trackio writes "\n---\n<!-- trackio-cell\n{header}\n-->\n<body>".
 CELL_MARKER = "\n---\n<!-- trackio-cell\n"
 HEADER_END = "\n-->"
@@ -213,12 +215,16 @@ def parse_page(text: str, path: Path) -> Page:
 
 
 def heading(text: str) -> str | None:
-    """The text of the first ``# Title`` line, or None."""
-    for line in text.split("\n"):
-        if line.startswith("# "):
-            title = line[2:].strip()
+    """The text of the first ``# Title`` line (clipped to ``MAX_TITLE_CHARS``), or None."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if text.startswith("# ", start):
+            title = text[start + 2 : end].strip()
             if title:
-                return title
+                return clip(title, MAX_TITLE_CHARS)
+        start = end + 1
     return None
 
 
