@@ -114,6 +114,7 @@ def test_logbook_yaml_has_exactly_the_template_keys(text: str) -> None:
     yaml_text = render(
         "logbook.yaml.j2",
         schema_url=text,
+        reference=text,
         paper=hostile_paper(text),
         logbook_id=text,
         contributor=text,
@@ -137,7 +138,13 @@ def test_logbook_yaml_has_exactly_the_template_keys(text: str) -> None:
 @pytest.mark.parametrize("text", HOSTILE)
 def test_paper_yaml_has_exactly_the_template_keys(text: str) -> None:
     yaml_text = render(
-        "paper.yaml.j2", schema_url=text, paper_id=text, title=text, venue=text, openreview=text
+        "paper.yaml.j2",
+        schema_url=text,
+        reference=text,
+        paper_id=text,
+        title=text,
+        venue=text,
+        openreview=text,
     )
     data = parse_yaml(yaml_text, "claims/x/y.yaml").data
     assert set(data) == {"paper", "claims_version", "claims"}

@@ -38,6 +38,7 @@ def _env() -> jinja2.Environment:
     env.filters["comment"] = one_line  # the text of a one-line YAML comment
     env.filters["pystr"] = python_str  # a Python string literal
     env.filters["pycomment"] = one_line  # the text of a one-line Python comment
+    env.filters["oneline"] = one_line  # the former name of `comment`
     return env
 
 
