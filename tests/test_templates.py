@@ -253,3 +253,23 @@ def test_one_line_fields_refuse_breaks_controls_and_bidi(where: tuple, bad: str)
     )
     assert problem.line is not None
     assert "must be one line of plain text" in problem.message
+
+
+SAFE_FILTERS = {"q", "id", "comment", "oneline", "pystr", "pycomment"}
+
+
+@pytest.mark.parametrize("name", ["logbook.yaml.j2", "paper.yaml.j2", "reproduce.py.j2"])
+def test_every_value_in_a_template_goes_through_an_escaping_filter(name: str) -> None:
+    """Read the template's syntax tree: no `{{ value }}` reaches the output unfiltered."""
+    from jinja2 import nodes
+
+    env = _env()
+    source = env.loader.get_source(env, name)[0]
+    unfiltered = [
+        f"line {expr.lineno}: {source.splitlines()[expr.lineno - 1].strip()[:80]}"
+        for output in env.parse(source).find_all(nodes.Output)
+        for expr in output.nodes
+        if not isinstance(expr, nodes.TemplateData)
+        and not (isinstance(expr, nodes.Filter) and expr.name in SAFE_FILTERS)
+    ]
+    assert unfiltered == [], f"{name}: values without an escaping filter: {unfiltered}"
