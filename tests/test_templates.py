@@ -133,6 +133,7 @@ def test_logbook_yaml_has_exactly_the_template_keys(text: str) -> None:
     assert all(r["measurements"] == [] and r["notes"] is None for r in data["results"])
     comments = [line for line in yaml_text.splitlines() if line.lstrip().startswith("#")]
     assert all(line.isprintable() for line in comments)
+    assert not any(ch in yaml_text for ch in "\u202e\u202c\u2066\u2069\x85\u2028")  # escaped
 
 
 @pytest.mark.parametrize("text", HOSTILE)

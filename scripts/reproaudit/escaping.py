@@ -18,7 +18,11 @@ import json
 import re
 from typing import Any
 
-_NOT_YAML_SAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+# Written as \uXXXX escapes: characters YAML folds or refuses, and the bidi controls that make
+# a reviewer read text in an order other than the file's (CVE-2021-42574).
+_NOT_YAML_SAFE = re.compile(
+    "[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff\ufffe\uffff]"
+)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -27,9 +31,9 @@ def yaml_scalar(value: Any) -> str:
 
     JSON leaves some characters raw that YAML reads differently (NEL and the
     Unicode line separators fold into spaces; C1 controls and BOMs are
-    refused): those are written as ``\\uXXXX`` escapes, which both languages
-    share. A lone surrogate (possible in JSON input, impossible in UTF-8)
-    becomes U+FFFD.
+    refused), and bidi controls would reorder what a reviewer sees: those are
+    written as ``\\uXXXX`` escapes, which both languages share. A lone
+    surrogate (possible in JSON input, impossible in UTF-8) becomes U+FFFD.
     """
     if value is None:
         return "null"
