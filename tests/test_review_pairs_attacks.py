@@ -26,6 +26,7 @@ from reproaudit.review_pairs import (
     make_server,
     read_image,
 )
+from tests.importers.test_hostile import deadline
 from tests.localserver import LocalServer
 from tests.test_review_pairs import CHROMIUM, PNG, pairs_folder
 
@@ -296,3 +297,14 @@ def test_a_page_of_another_origin_reads_and_writes_nothing(served) -> None:
     # the requests did arrive, and the server itself turned them away
     refused = {(method, path) for method, path, _ in server.refused}
     assert ("POST", "/judge") in refused and ("GET", "/state.json") in refused
+
+
+def test_a_planted_judgements_file_is_never_read(tmp_path: Path) -> None:
+    folder = pairs_folder(tmp_path)
+    os.mkfifo(folder / "judgements.csv")
+    with deadline(), pytest.raises(Exception, match="not a regular file"):
+        Session.open(folder)
+    (folder / "judgements.csv").unlink()
+    (folder / "judgements.csv").symlink_to("/etc/passwd")
+    with pytest.raises(Exception, match="not a regular file"):
+        Session.open(folder)

@@ -177,8 +177,21 @@ class Session:
         return session
 
     def _load(self) -> None:
-        if not self.out.is_file():
+        try:
+            mode = os.lstat(self.out).st_mode
+        except FileNotFoundError:
             return
+        if not stat.S_ISREG(mode):  # a symlink or FIFO planted in the folder: never read
+            raise ReproauditError(
+                Problem(
+                    P.INVALID_VALUE,
+                    str(self.out),
+                    None,
+                    None,
+                    "the judgements file is not a regular file (a symlink or FIFO?)",
+                    "remove it, or pass --out with another path",
+                )
+            )
         with open(self.out, newline="", encoding="utf-8") as handle:
             for raw in csv.DictReader(handle):
                 row = {k: csv_value(v or "") for k, v in raw.items() if k in COLUMNS}
