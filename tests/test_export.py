@@ -52,9 +52,8 @@ def test_export_command_writes_three_formats_that_agree(tmp_path: Path) -> None:
 
 def test_publish_dry_run_writes_the_folder_and_sends_nothing(tmp_path: Path) -> None:
     repo = repo_copy(tmp_path)
-    result = CliRunner(env={"HF_TOKEN": ""}).invoke(
-        cli, ["publish", "--repo", str(repo), "--repo-id", "audit-org/icml2026", "--dry-run"]
-    )
+    args = ["publish", "--repo", str(repo), "--repo-id", "audit-org/icml2026", "--dry-run"]
+    result = CliRunner(env={"HF_TOKEN": ""}).invoke(cli, [*args, "--folder", str(tmp_path / "o")])
     assert result.exit_code == 0, result.output
     assert result.output.startswith(
         "dry run: would upload README.md, claims-verdicts.csv, claims-verdicts.jsonl, "

@@ -60,12 +60,15 @@ def test_bad_folders(tmp_path: Path) -> None:
 
 
 def test_only_listed_images_are_served(served) -> None:
-    _, url = served
+    session, url = served
+    token = f"?token={session.token}"
     for path in ("img/a/..%2F..%2Fetc%2Fpasswd", "img/a/only-in-a.png", "img/c/img0.png", "nope"):
         with pytest.raises(urllib.error.HTTPError) as info:
-            urllib.request.urlopen(url + path)
+            urllib.request.urlopen(url + path + token)
         assert info.value.code == 404
-    assert urllib.request.urlopen(url + "img/b/img0.png").read() == PNG
+    with urllib.request.urlopen(url + "img/b/img0.png" + token) as response:
+        assert response.read() == PNG
+        assert response.headers["Content-Type"] == "image/png"
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium is not installed")

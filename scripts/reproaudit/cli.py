@@ -310,13 +310,20 @@ def export(formats: tuple[str, ...], out: Path, strict: bool, repo: Path) -> Non
 @click.option("--repo-id", required=True, metavar="ORG/NAME", help="The Hub dataset to update.")
 @click.option("--dry-run", is_flag=True, help="Write the folder and say what would be uploaded.")
 @click.option("--token", envvar="HF_TOKEN", help="Hub token [env: HF_TOKEN].")
+@click.option(
+    "--folder",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write the files here and keep them [default: a temporary folder, removed].",
+)
 @repo_option
-def publish(repo_id: str, dry_run: bool, token: str | None, repo: Path) -> None:
+def publish(
+    repo_id: str, dry_run: bool, token: str | None, folder: Path | None, repo: Path
+) -> None:
     """Publish the export and a dataset card to a Hugging Face Hub dataset."""
     from .publish import publish_dataset
 
     try:
-        result = publish_dataset(repo, repo_id, token=token, dry_run=dry_run)
+        result = publish_dataset(repo, repo_id, token=token, dry_run=dry_run, folder=folder)
     except ReproauditError as exc:
         _fail(exc)
     click.echo(result)

@@ -8,8 +8,12 @@ number of times. Nothing is written unless the whole draft validates.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import re
 import secrets
+import stat
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -17,9 +21,10 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from . import problems as P
 from .judge.llm import LlmSettings, truncate
 from .loader import parse_yaml, to_model
-from .models import PaperFile
+from .models import ID_PATTERN, PaperFile, check_one_line
 from .problems import Problem, ReproauditError
 from .scaffold import slug
 
@@ -27,28 +32,114 @@ PROMPT_VERSION = 1
 TEXT_BUDGET = 60_000
 ATTEMPTS = 3
 MAX_CLAIMS = 30
+MAX_PAPER_BYTES = 64 * 1024 * 1024  # of the file given
+MAX_PDF_PAGES = 200  # read at most this many pages, and stop once the budget is full
+MAX_STREAM_BYTES = 8 * 1024 * 1024  # one decompressed PDF stream
+MAX_PARSING_WORK = 200_000  # operators and operands in one content stream
+MAX_PAGE_CONTENT = 512 * 1024  # decompressed content of one page (about 2 s of parsing)
+MAX_CONTENT_TOTAL = 2 * 1024 * 1024  # of all pages read: the work per paper is bounded
+MAX_FORM_CALLS = 200  # form XObjects drawn per page
+MAX_REPLY_CHARS = 1_000_000  # of one model reply
+MAX_FIELD_CHARS = 4_000  # of one string in a drafted claim
+MAX_VENUE_CHARS = 200
+SUFFIXES = (".pdf", ".md", ".txt")
 
 
-def read_paper_text(path: Path) -> str:
-    """The text of a PDF (its text layer), Markdown or plain-text paper."""
-    rel = str(path)
-    if not path.is_file():
-        raise ReproauditError(Problem("invalid_value", rel, None, None, "no such file"))
-    if path.suffix.lower() == ".pdf":
-        from pypdf import PdfReader
-        from pypdf.errors import PdfReadError
+def check_arguments(
+    paper_path: Path, paper_id: str, venue: str, title: str | None
+) -> list[Problem]:
+    """Every problem with the command's arguments, found before any model is called."""
+    problems = []
 
+    def bad(field: str, message: str, hint: str | None = None) -> None:
+        problems.append(Problem(P.INVALID_VALUE, field, None, None, message, hint))
+
+    if not re.fullmatch(ID_PATTERN, paper_id):
+        bad(
+            "--paper-id",
+            f"{paper_id[:80]!r} is not a paper id",
+            "use letters, digits, '.', '_' and '-' (at most 64), e.g. the OpenReview id",
+        )
+    for option, value in (("--venue", venue), ("--title", title)):
+        if value is None:
+            continue
         try:
-            reader = PdfReader(str(path))
-            text = "\n\n".join((page.extract_text() or "") for page in reader.pages)
-        except (PdfReadError, ValueError, OSError) as exc:
+            check_one_line(value)
+        except ValueError as exc:
+            bad(option, str(exc))
+        else:
+            if not value.strip():
+                bad(option, "is empty")
+    if len(venue) > MAX_VENUE_CHARS:
+        bad("--venue", f"is {len(venue)} characters long (at most {MAX_VENUE_CHARS})")
+    problems += _file_problems(paper_path)
+    return problems
+
+
+def _file_problems(path: Path) -> list[Problem]:
+    rel = str(path)
+    if path.suffix.lower() not in SUFFIXES:
+        return [
+            Problem(
+                P.INVALID_VALUE,
+                rel,
+                None,
+                None,
+                f"{path.suffix or 'no extension'}: give a .pdf, .md or .txt",
+            )
+        ]
+    try:
+        info = os.stat(path)
+    except OSError:
+        return [Problem(P.INVALID_VALUE, rel, None, None, "no such file")]
+    if not stat.S_ISREG(info.st_mode):
+        return [Problem(P.INVALID_VALUE, rel, None, None, "not a regular file (a FIFO or device?)")]
+    if info.st_size > MAX_PAPER_BYTES:
+        return [
+            Problem(
+                P.FILE_TOO_LARGE,
+                rel,
+                None,
+                None,
+                f"{P.human_size(info.st_size)}, over the {P.human_size(MAX_PAPER_BYTES)} limit",
+            )
+        ]
+    return []
+
+
+def read_paper_text(path: Path, budget: int = TEXT_BUDGET) -> str:
+    """The text of a PDF (its text layer), Markdown or plain-text paper, up to ``budget``.
+
+    A PDF is read page by page and reading stops once ``budget`` characters
+    are in hand or ``MAX_PDF_PAGES`` pages are read; pypdf's limits keep each
+    stream under ``MAX_STREAM_BYTES`` and each page's parsing under
+    ``MAX_PARSING_WORK``, and a page over them is skipped. Text files are read
+    up to what the budget can hold.
+    """
+    rel = str(path)
+    found = _file_problems(path)
+    if found:
+        raise ReproauditError(found)
+    if path.suffix.lower() == ".pdf":
+        text, skipped = _pdf_text(path, budget)
+        if len(text.split()) < 20 and skipped:
             raise ReproauditError(
-                Problem("invalid_value", rel, None, None, f"cannot read the PDF: {exc}")
-            ) from None
+                Problem(
+                    P.INVALID_VALUE,
+                    rel,
+                    None,
+                    None,
+                    f"no text could be read: {skipped} page(s) were over the limits for one "
+                    f"page (content over {P.human_size(MAX_PAGE_CONTENT)}, a stream over "
+                    f"{P.human_size(MAX_STREAM_BYTES)} or over {MAX_PARSING_WORK:,} "
+                    "operations) and were skipped",
+                    "pass the paper's text as .md or .txt",
+                )
+            )
         if len(text.split()) < 20:
             raise ReproauditError(
                 Problem(
-                    "invalid_value",
+                    P.INVALID_VALUE,
                     rel,
                     None,
                     None,
@@ -57,17 +148,58 @@ def read_paper_text(path: Path) -> str:
                 )
             )
         return text
-    if path.suffix.lower() in (".md", ".txt"):
-        return path.read_text(encoding="utf-8", errors="replace")
-    raise ReproauditError(
-        Problem(
-            "invalid_value",
-            rel,
-            None,
-            None,
-            f"{path.suffix or 'no extension'}: give a .pdf, .md or .txt",
-        )
-    )
+    with open(path, "rb") as handle:  # a regular file, checked above
+        raw = handle.read(budget * 4 + 4)  # UTF-8 takes at most 4 bytes a character
+    return raw.decode("utf-8", errors="replace")
+
+
+def _pdf_text(path: Path, budget: int) -> tuple[str, int]:
+    """The text of the first pages up to ``budget``, and how many pages were skipped."""
+    import pypdf
+    from pypdf import PdfReader
+    from pypdf.errors import PyPdfError
+
+    limits = {
+        "zlib_maximum_output_length": MAX_STREAM_BYTES,
+        "lzw_maximum_output_length": MAX_STREAM_BYTES,
+        "run_length_maximum_output_length": MAX_STREAM_BYTES,
+        "brotli_maximum_output_length": MAX_STREAM_BYTES,
+        "array_based_stream_maximum_output_length": MAX_STREAM_BYTES,
+        "jbig2_maximum_output_length": MAX_STREAM_BYTES,
+        "maximum_declared_stream_length": MAX_STREAM_BYTES,
+        "image_maximum_buffer_size": MAX_STREAM_BYTES,
+        "stream_decoding_work_maximum_length": 4 * MAX_STREAM_BYTES,
+        "stream_parsing_work_maximum_count": MAX_PARSING_WORK,
+        "xform_maximum_invocations_per_extraction": MAX_FORM_CALLS,
+    }
+    configure = getattr(pypdf, "apply_configuration", None)  # pypdf >= 7
+    parts: list[str] = []
+    total = skipped = content_total = 0
+    with configure(**limits) if configure else contextlib.nullcontext():
+        try:
+            reader = PdfReader(str(path))
+            for number, page in enumerate(reader.pages, 1):
+                if number > MAX_PDF_PAGES or total >= budget:
+                    break
+                try:
+                    contents = page.get_contents()
+                    size = len(contents.get_data()) if contents is not None else 0
+                    if size > MAX_PAGE_CONTENT:
+                        raise ValueError("content over the limit for one page")
+                    content_total += size
+                    if content_total > MAX_CONTENT_TOTAL:
+                        break  # enough work for one paper: send what was read
+                    text = page.extract_text() or ""
+                except (PyPdfError, ValueError, KeyError, TypeError, RecursionError):
+                    skipped += 1  # a page over the limits (or broken) is skipped, not fatal
+                    continue
+                parts.append(text[: budget - total + 1])
+                total += len(parts[-1])
+        except (PyPdfError, ValueError, OSError, RecursionError) as exc:
+            raise ReproauditError(
+                Problem(P.INVALID_VALUE, str(path), None, None, f"cannot read the PDF: {exc}")
+            ) from None
+    return "\n\n".join(parts), skipped
 
 
 def _prompt() -> str:
@@ -82,6 +214,7 @@ def draft_document(reply: Any, paper_id: str, venue: str, title: str | None) -> 
     """A paper-file mapping from the model's reply; raises ValueError when it is not one."""
     if not isinstance(reply, dict) or not isinstance(reply.get("claims"), list):
         raise ValueError('the reply has no "claims" list')
+    _check_sizes(reply)
     claims = []
     for i, item in enumerate(reply["claims"][:MAX_CLAIMS], 1):
         if not isinstance(item, dict):
@@ -103,6 +236,19 @@ def draft_document(reply: Any, paper_id: str, venue: str, title: str | None) -> 
     return doc
 
 
+def _check_sizes(reply: Any) -> None:
+    """Refuse any string in the reply longer than ``MAX_FIELD_CHARS`` (a 20 MB title...)."""
+    stack = [("reply", reply)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str) and len(value) > MAX_FIELD_CHARS:
+            raise ValueError(f"{where} is {len(value)} characters (at most {MAX_FIELD_CHARS})")
+        if isinstance(value, dict):
+            stack += [(f"{where}.{k}", v) for k, v in value.items()]
+        elif isinstance(value, list):
+            stack += [(f"{where}[{i}]", v) for i, v in enumerate(value)]
+
+
 def extract_claims(
     paper_path: Path,
     paper_id: str,
@@ -113,6 +259,9 @@ def extract_claims(
     client: Any = None,
 ) -> tuple[str, str]:
     """(relative path of the paper file, its YAML text), drafted by the model and validated."""
+    problems = check_arguments(paper_path, paper_id, venue, title)
+    if problems:
+        raise ReproauditError(problems)
     settings = settings or LlmSettings.from_env()
     if not settings.configured and client is None:
         raise ReproauditError(
@@ -135,7 +284,7 @@ def extract_claims(
             max_retries=4,
             timeout=300,
         )
-    problems = []
+    failures = []
     for _ in range(ATTEMPTS):
         nonce = secrets.token_hex(8)
         while nonce in text:
@@ -157,14 +306,21 @@ def extract_claims(
                     "temperature": 0.2,
                 },
             )
+            if len(raw) > MAX_REPLY_CHARS:
+                raise ValueError(f"the reply is {len(raw)} characters (at most {MAX_REPLY_CHARS})")
             content = json.loads(raw)["choices"][0]["message"]["content"]
             doc = draft_document(json.loads(content), paper_id, venue, title)
         except OpenAIError as exc:
             raise ReproauditError(
                 Problem("invalid_value", "LLM endpoint", None, None, f"the endpoint failed: {exc}")
             ) from None
-        except (ValueError, KeyError, IndexError, TypeError, ValidationError) as exc:
-            problems.append(str(exc).splitlines()[0][:300])
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            failures.append(f"{where}: {first['msg']}"[:300])
+            continue
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            failures.append(str(exc).splitlines()[0][:300])
             continue
         rel = f"claims/{slug(venue)}/{paper_id}.yaml"
         body = (
@@ -180,7 +336,7 @@ def extract_claims(
             "LLM reply",
             None,
             None,
-            f"the model's replies were not valid claims after {ATTEMPTS} tries: {problems[-1]}",
+            f"the model's replies were not valid claims after {ATTEMPTS} tries: {failures[-1]}",
             "try another model, or write the paper file with `reproaudit new paper`",
         )
     )

@@ -10,6 +10,7 @@ is strict about types (the string ``"2.5"`` is not a number). Enumerations are
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import datetime
 from typing import Annotated, Any, Literal, get_args
 
@@ -147,6 +148,31 @@ def _check_relative(text: str) -> str:
     return text
 
 
+# Bidirectional overrides and isolates reorder what a reader sees (CVE-2021-42574).
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_LINE_BREAKS = frozenset("\u2028\u2029")
+MAX_ONE_LINE = 1000
+
+
+def check_one_line(text: str) -> str:
+    """Refuse what lets a one-line value break out of its line or hide what it says.
+
+    Titles, anchors, metric names and units are written into YAML comments,
+    generated code and page headings; a newline, a control character or a bidi
+    override there is an injection, never a title.
+    """
+    if len(text) > MAX_ONE_LINE:
+        raise ValueError(f"must be one line of at most {MAX_ONE_LINE} characters, got {len(text)}")
+    for ch in text:
+        if ch in _BIDI or ch in _LINE_BREAKS or unicodedata.category(ch) == "Cc":
+            raise ValueError(
+                f"must be one line of plain text: it holds {ch!a} at position "
+                f"{text.index(ch)}; remove line breaks, tabs, control characters and "
+                "bidirectional overrides"
+            )
+    return text
+
+
 def _parse_time(value: Any) -> Any:
     # JSON Schema users write strings; YAML gives datetimes. Accept both.
     if isinstance(value, str):
@@ -155,7 +181,14 @@ def _parse_time(value: Any) -> Any:
 
 
 Timestamp = Annotated[datetime, BeforeValidator(_parse_time)]
-Unit = Annotated[str, AfterValidator(_check_unit)]
+# One line of plain text; the pattern is for editors, the validator says what is wrong.
+_ONE_LINE_PATTERN = (
+    "^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028-\\u202e\\u2066-\\u2069]*$"
+)
+_ONE_LINE_SCHEMA = Field(json_schema_extra={"pattern": _ONE_LINE_PATTERN})
+OneLine = Annotated[str, Field(min_length=1), AfterValidator(check_one_line), _ONE_LINE_SCHEMA]
+OneLineStr = Annotated[str, AfterValidator(check_one_line), _ONE_LINE_SCHEMA]  # may be empty
+Unit = Annotated[OneLineStr, AfterValidator(_check_unit)]
 Url = Annotated[str, AfterValidator(_check_url)]
 Sha40 = Annotated[str, AfterValidator(_check_sha40)]
 Sha256 = Annotated[str, AfterValidator(_check_sha256)]
@@ -187,17 +220,17 @@ class Model(BaseModel):
 class Links(Model):
     openreview: Url | None = None
     """The paper's OpenReview forum URL."""
-    arxiv: str | None = Field(None, description='arXiv id, quoted: "2606.01234"')
+    arxiv: OneLineStr | None = Field(None, description='arXiv id, quoted: "2606.01234"')
     pdf: Url | None = None
     """A URL of the paper's PDF."""
-    doi: str | None = None
+    doi: OneLineStr | None = None
     """The paper's DOI, e.g. 10.1234/abcd.5678."""
     project: Url | None = None
     """The paper's project page URL."""
 
 
 class Author(Model):
-    name: Text
+    name: OneLine
     """The author's name as printed on the paper."""
     github: GitHubHandle | None = Field(None, description="lets this author answer in PR threads")
 
@@ -212,7 +245,7 @@ class Released(Model):
 
 
 class Tags(Model):
-    area: str | None = None
+    area: OneLineStr | None = None
     """Research area, free text: theory, vision, language, ..."""
     spotlight: bool = False
     """A spotlight paper at the venue."""
@@ -223,9 +256,9 @@ class Tags(Model):
 class PaperMeta(Model):
     id: PaperId
     """The paper's id (its OpenReview id where there is one); also the file's name."""
-    title: Text
+    title: OneLine
     """The paper's title."""
-    venue: Text
+    venue: OneLine
     """The venue and year, e.g. ICML 2026."""
     links: Links = Links()
     """Where to read the paper: openreview, arxiv, pdf, doi, project."""
@@ -251,7 +284,7 @@ class Tolerance(Model):
 
 
 class Target(Model):
-    metric: Text
+    metric: OneLine
     """Name of the quantity; a logbook's measurements of this claim use the same name."""
     form: Form
     """How a measured value is compared: at_least, at_most, equal (within tolerance), or bounded (a
@@ -260,7 +293,7 @@ class Target(Model):
     """The number to compare against, in unit; may be null only for bounded."""
     unit: Unit = "dimensionless"
     """A pint unit: s, ms, GB, percent, image / s, dimensionless."""
-    per: str | None = Field(
+    per: OneLineStr | None = Field(
         None, description="what a rate or time is per: trajectory, image, batch of 50"
     )
     tolerance: Tolerance | None = None
@@ -274,7 +307,7 @@ class Target(Model):
 
 
 class Regime(Model):
-    parameter: Text
+    parameter: OneLine
     """The parameter the claim ranges over: k, n, steps, batch_size, ..."""
     from_: Number | None = Field(None, alias="from")
     """The smallest value of the parameter the claim covers."""
@@ -286,7 +319,7 @@ class Claim(Model):
     """The claim's id, unique in the paper: C1, C2, ..."""
     statement: Text
     """The claim, in one checkable sentence."""
-    anchor: Text = Field(description="section, figure, table or equation the claim comes from")
+    anchor: OneLine = Field(description="section, figure, table or equation the claim comes from")
     kind: Kind
     """empirical, efficiency, theoretical or qualitative."""
     target: Target | None = None
@@ -313,16 +346,16 @@ class PaperFile(Model):
 class Contributor(Model):
     github: GitHubHandle
     """Your GitHub handle; each contributor counts once per claim."""
-    hf: str | None = None
+    hf: OneLineStr | None = None
     """Your Hugging Face username, if any."""
 
 
 class Agent(Model):
-    name: Text
+    name: OneLine
     """The coding agent used: claude-code, codex, none, ..."""
-    version: str | None = None
+    version: OneLineStr | None = None
     """The agent's version."""
-    model: str | None = None
+    model: OneLineStr | None = None
     """The model behind the agent."""
     human_in_loop: bool | None = None
     """Whether a person steered or checked the agent's work."""
@@ -384,13 +417,13 @@ class Reproduce(Model):
 
 
 class Measurement(Model):
-    metric: Text
+    metric: OneLine
     """The quantity measured; compared with the claim target's metric."""
     value: Number | None = None
     """The number you measured; the re-run's number (through source) wins over it."""
     unit: Unit = "dimensionless"
     """A pint unit; converted before comparing. A rate's per goes in per, not here."""
-    per: str | None = None
+    per: OneLineStr | None = None
     """What a rate or time is per (trajectory, image, batch of 50), as in the claim's target."""
     at: dict[str, Number | str] = {}
     """Where the number was measured: parameter values, e.g. {k: 1024}."""
@@ -409,11 +442,11 @@ class Measurement(Model):
 
 
 class Sweep(Model):
-    parameter: Text
+    parameter: OneLine
     """The parameter varied, as named in the claim's regime."""
     values: list[Number] | None = None
     """The parameter's values, in increasing order."""
-    metric: str | None = None
+    metric: OneLineStr | None = None
     """The metric measured at each value."""
     measured: list[Number] | None = None
     """The measured metric at each entry of values (the same length)."""

@@ -383,6 +383,27 @@ IMPORT_NEEDS_INPUT = _code(
     several paper files share), or the paper's title (pass `--title`).""",
 )
 
+IMPORT_FILE_REFUSED = _code(
+    "import_file_refused",
+    "error",
+    """
+    The folder given to `reproaudit import` holds a symlink, a FIFO, a device
+    or a socket where a file or folder is read. A symlink can point anywhere
+    on the machine and a FIFO or `/dev/zero` never ends, so importers read
+    only regular files inside the folder, and refuse the rest without opening
+    them. Replace the link or special file with a copy of the file itself.""",
+)
+IMPORT_NOT_YOURS = _code(
+    "import_not_yours",
+    "error",
+    """
+    The logbook file an import would write already exists and belongs to
+    another contributor (its `logbook.contributor.github` differs from
+    `--contributor`). A logbook belongs to its contributor, so the import
+    refuses to overwrite it. Check `--contributor`; re-importing your own
+    logbook updates it.""",
+)
+
 
 @dataclass(frozen=True)
 class Problem:

@@ -7,6 +7,7 @@ folder first; ``upload_folder`` then sends that folder in one commit. With
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 
@@ -48,6 +49,38 @@ Files: `{BASENAME}.parquet`, `{BASENAME}.csv`, `{BASENAME}.jsonl`.
 """
 
 
+# The Hub's rule for a repo id, ASCII only and anchored at both ends (`$` would allow "\n").
+_REPO_ID = re.compile(r"[A-Za-z0-9_.-]{1,96}/[A-Za-z0-9_.-]{1,96}")
+
+
+def check_repo_id(repo_id: str) -> None:
+    """Raise unless ``repo_id`` is a Hub dataset id ORG/NAME; checked before anything is written."""
+    shown = repo_id[:100]
+    if repo_id.count("/") != 1 or not all(repo_id.split("/")):
+        reason = f"{shown!r} is not ORG/NAME"
+    elif not _REPO_ID.fullmatch(repo_id):
+        reason = f"{shown!r} may hold only letters, digits, '-', '_' and '.' around one '/'"
+    else:
+        from huggingface_hub.errors import HFValidationError
+        from huggingface_hub.utils import validate_repo_id
+
+        try:
+            validate_repo_id(repo_id)  # the Hub's own rules: no '--' or '..', no '.git' end...
+            return
+        except HFValidationError as exc:
+            reason = f"{shown!r} is not a Hub repo id: {str(exc).splitlines()[0]}"
+    raise ReproauditError(
+        Problem(
+            "invalid_value",
+            "--repo-id",
+            None,
+            None,
+            reason,
+            "give the dataset as ORG/NAME, e.g. audit-org/icml2026",
+        )
+    )
+
+
 def publish_dataset(
     root: Path,
     repo_id: str,
@@ -56,13 +89,22 @@ def publish_dataset(
     dry_run: bool = False,
     folder: Path | None = None,
 ) -> str:
-    """Write the export and card, then upload them (unless ``dry_run``); return a summary."""
-    if repo_id.count("/") != 1 or not all(repo_id.split("/")):
-        raise ReproauditError(
-            Problem("invalid_value", "--repo-id", None, None, f"{repo_id!r} is not ORG/NAME")
-        )
+    """Write the export and card, then upload them (unless ``dry_run``); return a summary.
+
+    Without ``folder`` the files go to a temporary folder that is removed
+    afterwards, whatever happens; with it they are kept there.
+    """
+    check_repo_id(repo_id)
+    if folder is not None:
+        return _publish(root, repo_id, Path(folder), token, dry_run, kept=True)
+    with tempfile.TemporaryDirectory(prefix="reproaudit-publish-") as temp:
+        return _publish(root, repo_id, Path(temp), token, dry_run, kept=False)
+
+
+def _publish(
+    root: Path, repo_id: str, folder: Path, token: str | None, dry_run: bool, kept: bool
+) -> str:
     frame = corpus_frame(root)
-    folder = Path(folder or tempfile.mkdtemp(prefix="reproaudit-publish-"))
     write_export(frame, folder, FORMATS)
     buckets = frame.drop_duplicates("paper")["paper_bucket"].value_counts().to_dict()
     table = stats_from_buckets({k: v for k, v in buckets.items() if k != "untested"})
@@ -71,7 +113,13 @@ def publish_dataset(
     )
     names = sorted(p.name for p in folder.iterdir())
     if dry_run:
-        return f"dry run: would upload {', '.join(names)} from {folder} to datasets/{repo_id}"
+        if kept:
+            return f"dry run: would upload {', '.join(names)} from {folder} to datasets/{repo_id}"
+        return (
+            f"dry run: would upload {', '.join(names)} to datasets/{repo_id} "
+            f"({len(frame)} rows; written to a temporary folder, now removed: "
+            "keep them with --folder DIR)"
+        )
     from huggingface_hub import HfApi
     from huggingface_hub.errors import HfHubHTTPError
 

@@ -7,7 +7,6 @@ coding agent needs to reproduce one paper into one text.
 
 from __future__ import annotations
 
-import json
 import re
 from functools import cache
 from pathlib import Path
@@ -18,6 +17,7 @@ import yaml
 
 from . import layout
 from . import problems as P
+from .escaping import one_line, python_str, yaml_plain, yaml_scalar
 from .loader import parse_yaml, to_model
 from .models import LOGBOOK_ID_PATTERN, Logbook, PaperFile
 from .problems import Problem, ReproauditError
@@ -34,14 +34,14 @@ def _env() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,  # YAML and Markdown, not HTML
     )
-    env.filters["q"] = _quote
-    env.filters["oneline"] = lambda text: " ".join(str(text).split())
+    # Every value reaches a template through the filter for its context:
+    env.filters["q"] = yaml_scalar  # a YAML scalar
+    env.filters["id"] = yaml_plain  # a YAML scalar, unquoted when a simple id
+    env.filters["comment"] = one_line  # the text of a one-line YAML comment
+    env.filters["pystr"] = python_str  # a Python string literal
+    env.filters["pycomment"] = one_line  # the text of a one-line Python comment
+    env.filters["oneline"] = one_line  # the former name of `comment`
     return env
-
-
-def _quote(value: Any) -> str:
-    """A YAML scalar for ``value``: JSON strings are valid YAML double-quoted strings."""
-    return "null" if value is None else json.dumps(value, ensure_ascii=False)
 
 
 def slug(text: str) -> str:

@@ -10,43 +10,16 @@ so a reviewer reads them as text rather than one line of ``\\n`` escapes;
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
+from ..escaping import clip, one_line, scrub, yaml_scalar
 from ..loader import parse_yaml
 from ..problems import ReproauditError
 
 # Characters YAML treats as line breaks or that editors mangle: never in a literal block.
 _BREAKS = frozenset("\r\x85\u2028\u2029\ufeff")
-_NOT_YAML_SAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def q(value: Any) -> str:
-    """A YAML scalar for ``value`` (JSON is valid YAML flow syntax).
-
-    JSON leaves some characters raw that YAML reads differently (NEL and the
-    Unicode line separators fold into spaces; C1 controls and BOMs are
-    refused): those are written as ``\\uXXXX`` escapes, which both languages
-    share. A lone surrogate (possible in JSON input, impossible in UTF-8)
-    becomes U+FFFD.
-    """
-    if value is None:
-        return "null"
-    text = json.dumps(scrub(value), ensure_ascii=False)
-    return _NOT_YAML_SAFE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
-
-
-def scrub(value: Any) -> Any:
-    """``value`` with lone surrogates in its strings replaced by U+FFFD."""
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {scrub(k): scrub(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [scrub(v) for v in value]
-    return value
+q = yaml_scalar
+__all__ = ["block", "check_round_trip", "clip", "comment", "q", "scrub"]
 
 
 def block(text: str, indent: int) -> str:
@@ -66,19 +39,7 @@ def block(text: str, indent: int) -> str:
 
 def comment(text: str, width: int = 96) -> str:
     """One-line comment text: printable characters only, collapsed, clipped."""
-    flat = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
-    return clip(flat, width)
-
-
-def clip(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` characters, at a word boundary, with an ellipsis."""
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    space = cut.rfind(" ")
-    if space > limit // 2:
-        cut = cut[:space]
-    return cut.rstrip(" ,;:.-") + "…"
+    return one_line(text, width)
 
 
 def check_round_trip(text: str, rel: str, expected: Any) -> bool:

@@ -18,21 +18,25 @@ into targets.
 
 from __future__ import annotations
 
-import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .. import problems as P
-from ..loader import load_document, parse_yaml, to_model
+from ..loader import parse_yaml, to_model
 from ..models import ID_PATTERN, PaperFile
 from ..problems import Problem, ReproauditError
 from ..scaffold import slug
+from ._files import load_json, read_regular
 from ._yaml import check_round_trip, clip, comment, q
 
 RESULT_ANALYSIS = "Result Analysis"
 ANCHOR_CHARS = 80
+MAX_RUBRIC_BYTES = 64 * 1024 * 1024  # the largest real rubric is 2.4 MB
+MAX_RUBRIC_DEPTH = 200  # JSON levels; a real rubric nests about 20
+MAX_CONFIG_BYTES = 1024 * 1024
 MAX_PROBLEMS = 20  # a badly broken rubric of 12,000 nodes should not print 12,000 lines
 SCHEMA_URL = "../../schemas/paper.schema.json"
 NODE_HINT = (
@@ -43,7 +47,7 @@ NODE_HINT = (
 # "Figure 5.1", "Table 2", "section 4.2", "Fig. 3b", "Appendix B", "Eq. (3)", "Figure E.3".
 _REF = re.compile(
     r"\b(Figure|Fig\.|Table|Section|Sec\.|Appendix|Equation|Eq\.|Algorithm|Theorem|Lemma)"
-    r"s?\s*(\(?(?:(?-i:[A-Z])(?:\.\d+)*|\d+(?:\.\d+)*)[a-z]?\)?)(?![\w.]*\w)",
+    r"s?\s*(\(?(?:(?-i:[A-Z])(?:\.\d+)*|\d+(?:\.\d+)*)[a-z]?\)?)(?!\.*\w)",
     re.IGNORECASE,
 )
 
@@ -117,46 +121,27 @@ def import_paperbench(
 
 
 def _read_json(path: Path) -> Any:
+    """The rubric: a regular file (no link, FIFO or device), bounded in size, depth, numbers."""
     shown = path.as_posix()
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
+    if not os.path.lexists(path):
         raise ReproauditError(
             Problem(
                 P.IMPORT_SOURCE_INVALID,
                 shown,
                 None,
                 None,
-                f"cannot read the rubric: {exc.strerror or exc}",
+                "cannot read the rubric: no such file",
                 "give the path of a PaperBench rubric.json, or of the folder holding it",
             )
-        ) from None
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ReproauditError(
-            Problem(
-                P.IMPORT_SOURCE_INVALID,
-                shown,
-                exc.lineno,
-                None,
-                f"not valid JSON: {exc.msg} (column {exc.colno})",
-            )
-        ) from None
-    except UnicodeDecodeError:
-        raise ReproauditError(
-            Problem(P.IMPORT_SOURCE_INVALID, shown, None, None, "not UTF-8 text, so not JSON")
-        ) from None
-    except RecursionError:
-        raise ReproauditError(
-            Problem(P.IMPORT_SOURCE_INVALID, shown, None, None, "JSON is nested too deeply")
-        ) from None
+        )
+    raw = read_regular(path, MAX_RUBRIC_BYTES)
+    return load_json(raw, shown, max_depth=MAX_RUBRIC_DEPTH)
 
 
 def _config_title(config: Path) -> tuple[str | None, list[Problem]]:
     """The ``title`` in PaperBench's ``config.yaml``, or the problems that stop it."""
     shown = config.as_posix()
-    if not config.is_file():
+    if not os.path.lexists(config):
         return None, [
             Problem(
                 P.IMPORT_NEEDS_INPUT,
@@ -168,9 +153,14 @@ def _config_title(config: Path) -> tuple[str | None, list[Problem]]:
             )
         ]
     try:
-        doc = load_document(config, shown)  # the project's strict, safe YAML reader
+        raw = read_regular(config, MAX_CONFIG_BYTES)  # the project's strict, safe YAML reader:
+        doc = parse_yaml(raw.decode("utf-8"), shown)
+    except UnicodeDecodeError:
+        return None, [Problem(P.IMPORT_SOURCE_INVALID, shown, None, None, "not UTF-8 text")]
     except ReproauditError as exc:
         return None, exc.problems
+    if not isinstance(doc.data, dict):
+        return None, [Problem(P.IMPORT_SOURCE_INVALID, shown, 1, None, "expected a mapping")]
     title = doc.data.get("title")
     if not isinstance(title, str) or not title.strip():
         return None, [
@@ -194,9 +184,10 @@ def _result_leaves(root: Any, shown: str) -> list[_Leaf]:
     """
     problems: list[Problem] = []
     leaves: list[_Leaf] = []
-    stack: list[tuple[Any, str, tuple[str, ...]]] = [(root, "$", ())]
+    root_context = _Context(None, None, None)
+    stack: list[tuple[Any, str, _Context | None]] = [(root, "$", None)]
     while stack:
-        node, where, ancestors = stack.pop()
+        node, where, context = stack.pop()
         wrong = _node_problem(node)
         if wrong:
             hint = None if problems else NODE_HINT  # once is enough
@@ -204,7 +195,7 @@ def _result_leaves(root: Any, shown: str) -> list[_Leaf]:
             continue
         children = node["sub_tasks"]
         if children:
-            inner = (*ancestors, node["requirements"])
+            inner = _Context.of(node["requirements"], context, root_context)
             for i in reversed(range(len(children))):
                 stack.append((children[i], f"{where}.sub_tasks[{i}]", inner))
         elif node["task_category"] == RESULT_ANALYSIS:
@@ -221,7 +212,8 @@ def _result_leaves(root: Any, shown: str) -> list[_Leaf]:
                 )
                 continue
             node_id = node.get("id") if isinstance(node.get("id"), str) else None
-            leaves.append(_Leaf(statement, _anchor(statement, ancestors), where, node_id))
+            anchor = _anchor(statement, context or root_context)
+            leaves.append(_Leaf(statement, anchor, where, node_id))
     if problems:
         more = len(problems) - MAX_PROBLEMS
         problems = problems[:MAX_PROBLEMS]
@@ -256,21 +248,46 @@ def _json_type(value: Any) -> str:
     return names.get(type(value), "a number")
 
 
-def _anchor(statement: str, ancestors: tuple[str, ...]) -> str:
+@dataclass(frozen=True)
+class _Context:
+    """What a node's descendants need from its ancestors, computed once per inner node.
+
+    ``refs``: the references named by the nearest ancestor that names any;
+    ``inner``: the nearest non-root ancestor's requirement that is not blank;
+    ``root``: the root's requirement, when not blank. Passing this down keeps
+    the walk linear: no leaf rescans its ancestors.
+    """
+
+    refs: str | None
+    inner: str | None
+    root: str | None
+
+    @classmethod
+    def of(cls, requirements: str, parent: _Context | None, root: _Context) -> _Context:
+        refs = _references(requirements)
+        named = clip(", ".join(refs), ANCHOR_CHARS) if refs else None
+        text = requirements if requirements.strip() else None
+        if parent is None:  # the root itself
+            return cls(named, None, text)
+        return cls(named or parent.refs, text or parent.inner, parent.root)
+
+
+def _anchor(statement: str, context: _Context) -> str:
     """Where in the paper a leaf comes from.
 
     The figures, tables and sections named by the leaf itself, or else by its
     nearest ancestor that names any ("Table 2", "Figure 5.1, Section 5.3");
     failing that, the nearest ancestor's requirement, shortened.
     """
-    for text in (statement, *reversed(ancestors)):
-        refs = _references(text)
-        if refs:
-            return clip(", ".join(refs), ANCHOR_CHARS)
-    inner = [a for a in ancestors[1:] if a.strip()] or [a for a in ancestors if a.strip()]
-    if not inner:
+    refs = _references(statement)
+    if refs:
+        return clip(", ".join(refs), ANCHOR_CHARS)
+    if context.refs:
+        return context.refs
+    nearest = context.inner or context.root
+    if nearest is None:
         return "PaperBench rubric"
-    return clip(" ".join(inner[-1].split()).rstrip("."), ANCHOR_CHARS)
+    return clip(" ".join(nearest.split()).rstrip("."), ANCHOR_CHARS)
 
 
 def _references(text: str) -> list[str]:

@@ -25,6 +25,7 @@ What it does not do, on purpose:
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shlex
 from pathlib import Path
@@ -32,10 +33,11 @@ from typing import Any
 
 from .. import layout
 from .. import problems as P
-from ..loader import parse_yaml, to_model
+from ..loader import load_document, parse_yaml, to_model
 from ..models import GITHUB_PATTERN, Logbook, PaperFile
 from ..problems import Problem, ReproauditError
 from ..repo import Corpus
+from ..validate import check_file
 from ._yaml import block, check_round_trip, clip, comment, q
 from .trackio_format import Cell, Page, Workspace, read_workspace
 
@@ -43,15 +45,18 @@ SCHEMA_URL = "../../schemas/logbook.schema.json"
 MAX_NOTES = 6000  # characters of notes per result
 MAX_CELL = 800  # characters per cell in the notes
 OUTPUT_LINES = 8  # last lines of a run's output kept
+MAX_VERDICT_CHARS = 5_000  # of a cell, read for a plainly stated verdict
+MAX_VERDICT_MATCHES = 32
 
-_CLAIM_PAGE = re.compile(r"^\s*(?:claim\s*#?\s*c?|c)(\d+)\b", re.IGNORECASE)
+# Each `\s*` is followed by a different literal, so matching never backtracks quadratically.
+_CLAIM_PAGE = re.compile(r"^\s*(?:claim\s*(?:#\s*)?c?|c)(\d{1,6})\b", re.IGNORECASE)
 _VERDICT_TITLE = re.compile(r"verdict|conclusion|result|summary|outcome", re.IGNORECASE)
 _HOLDS = re.compile(
-    r"\bclaim(?:\s+c?(\d+))?\s+(?:holds|is\s+(?:verified|reproduced|replicated|confirmed))\b",
+    r"\bclaim(?:\s+c?(\d{1,6}))?\s+(?:holds|is\s+(?:verified|reproduced|replicated|confirmed))\b",
     re.IGNORECASE,
 )
 _FAILS = re.compile(
-    r"\bclaim(?:\s+c?(\d+))?\s+(?:does\s+not\s+hold|doesn't\s+hold|fails"
+    r"\bclaim(?:\s+c?(\d{1,6}))?\s+(?:does\s+not\s+hold|doesn't\s+hold|fails"
     r"|is\s+(?:falsified|refuted|not\s+(?:reproduced|replicated|confirmed)))\b",
     re.IGNORECASE,
 )
@@ -141,7 +146,42 @@ def import_trackio(
     else:  # pragma: no cover - quoted scalars always read back
         raise AssertionError(f"rendered {rel} does not read back as written")
     to_model(parse_yaml(text, rel), Logbook)
+    check_owner(Path(repo), rel, contributor)
     return Path(repo) / rel, text
+
+
+def check_owner(repo: Path, rel: str, contributor: str) -> None:
+    """Raise unless ``rel`` is absent or a logbook of ``contributor`` (case-insensitive).
+
+    A re-import updates one's own logbook; it never overwrites someone else's,
+    nor a file it cannot read the owner of (a symlink, broken YAML).
+    """
+    path = repo / rel
+    if not os.path.lexists(path):
+        return
+    owner = None
+    if not path.is_symlink() and path.is_file():
+        try:
+            doc = load_document(path, rel)
+        except ReproauditError:
+            doc = None
+        logbook = doc.data.get("logbook") if doc is not None else None
+        contributor_of = logbook.get("contributor") if isinstance(logbook, dict) else None
+        if isinstance(contributor_of, dict) and isinstance(contributor_of.get("github"), str):
+            owner = contributor_of["github"]
+    if owner is not None and owner.lower() == contributor.lower():
+        return
+    whose = f"belongs to {owner!r}" if owner else "exists and names no contributor it can read"
+    raise ReproauditError(
+        Problem(
+            P.IMPORT_NOT_YOURS,
+            rel,
+            None,
+            "logbook.contributor.github",
+            f"{rel} {whose}, not {contributor!r}: an import never overwrites it",
+            "check --contributor; to add your own work, import your own trackio logbook",
+        )
+    )
 
 
 # --- which paper, which claims ----------------------------------------------
@@ -193,9 +233,12 @@ def _resolve_paper(corpus: Corpus, source: Workspace, given: str | None) -> Pape
                 "a paper id is unique across venues; keep one file",
             )
         )
+    # the paper file must validate (its id matches its name...) before a logbook points at it
+    found = [p for p in check_file(corpus, corpus.by_rel[rels[0]]) if p.is_error]
+    if found:
+        raise ReproauditError(found)
     loaded = corpus.load(corpus.by_rel[rels[0]])
-    if loaded.model is None:
-        raise ReproauditError(loaded.problems)
+    assert loaded.model is not None  # check_file loaded it
     return loaded.model
 
 
@@ -272,8 +315,20 @@ def _logbook_id(contributor: str, source: Workspace) -> str:
     first_cell = next((c.header.get("id") for p in source.pages for c in p.cells), None)
     identity = source.metadata.get("created_at") or first_cell or source.title or "untitled"
     digest = hashlib.sha256(f"trackio\0{identity}".encode()).hexdigest()[:8]
-    handle = re.sub(r"[^a-z0-9-]", "", contributor.lower())
-    return f"{handle}-trackio-{digest}"
+    return f"{handle_slug(contributor)}-trackio-{digest}"
+
+
+def handle_slug(contributor: str) -> str:
+    """A GitHub handle as a logbook-id prefix, one handle to one prefix.
+
+    Handles are letters, digits and '-', compared without case; a GitHub App's
+    ``name[bot]`` becomes ``name_bot``, which no user handle can be (they have
+    no '_'), so ``alice[bot]`` and ``alicebot`` never share a file.
+    """
+    lower = contributor.lower()
+    if lower.endswith("[bot]"):
+        return re.sub(r"[^a-z0-9-]", "", lower.removesuffix("[bot]")) + "_bot"
+    return re.sub(r"[^a-z0-9-]", "", lower)
 
 
 # --- the logbook --------------------------------------------------------------
@@ -356,12 +411,16 @@ def _page_verdict(page: Page, k: int) -> str | None:
     notes = [c for c in page.cells if c.type == "markdown"]
     chosen = [c for c in notes if c.header.get("pinned") or _VERDICT_TITLE.search(c.title)]
     found: set[str] = set()
+    budget = MAX_VERDICT_MATCHES  # each statement costs a scan of its sentence: bound them
     for cell in chosen or notes[-1:]:
-        for sentence in re.split(r"(?<=[.!?])\s+|\n+", cell.body):
+        for sentence in re.split(r"(?<=[.!?])\s+|\n+", cell.body[:MAX_VERDICT_CHARS]):
             for pattern, verdict in ((_HOLDS, "verified"), (_FAILS, "falsified"), (_LABEL, None)):
                 for m in pattern.finditer(sentence):
                     if pattern is not _LABEL and m[1] is not None and int(m[1]) != k:
                         continue
+                    budget -= 1
+                    if budget < 0:
+                        return None  # a page that says it this often does not say it plainly
                     rest = sentence[: m.start()] + sentence[m.end() :]
                     if _HEDGE.search(rest):
                         return None

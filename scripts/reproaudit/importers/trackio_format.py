@@ -15,25 +15,26 @@ This module only reads; ``trackio.py`` decides what becomes of it.
 
 from __future__ import annotations
 
-import json
-import re
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .. import problems as P
+from ..escaping import clip
 from ..problems import Problem, ReproauditError
+from ._files import check_folder, inside, kind_of, load_json, read_regular, refused
 
 TRACKIO_DIR = ".trackio"
 MAX_PAGE_BYTES = 8 * 1024 * 1024  # trackio caps a run's output at 20,000 characters per cell
-
-# trackio's own cell pattern (logbook.js), with Python's `$` for JavaScript's.
-_CELL = re.compile(
-    r"(?:^|\n)---\n<!-- trackio-cell\n([\s\S]*?)\n-->\n([\s\S]*?)"
-    r"(?=\n---\n<!-- trackio-cell\n|\s*\Z)"
-)
-_FENCE = re.compile(r"^````([^\n`]*)\n(.*?)^````[ \t]*$", re.MULTILINE | re.DOTALL)
-_H1 = re.compile(r"^# +(.+?)\s*$", re.MULTILINE)
+MAX_JSON_BYTES = 1024 * 1024  # metadata.json, logbook.json
+MAX_HEADER_CHARS = 64 * 1024  # one cell's JSON header
+MAX_PAGES = 10_000
+MAX_TITLE_CHARS = 300  # a page title names a claim; the rest is noise in notes and messages
+# What starts a cell: trackio writes "\n---\n<!-- trackio-cell\n{header}\n-->\n<body>".
+CELL_MARKER = "\n---\n<!-- trackio-cell\n"
+HEADER_END = "\n-->"
+FENCE = "````"
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class Cell:
 
     def fences(self) -> list[tuple[str, str]]:
         """``(info, text)`` of each four-backtick fence in the body, in order."""
-        return [(m[1].strip(), m[2].rstrip("\n")) for m in _FENCE.finditer(self.body)]
+        return fences(self.body)
 
 
 @dataclass
@@ -87,6 +88,8 @@ def read_workspace(folder: Path) -> Workspace:
     """Read the workspace at ``folder`` (or the ``.trackio`` folder itself), or raise."""
     folder = Path(folder)
     root = folder if folder.name == TRACKIO_DIR else folder / TRACKIO_DIR
+    check_folder(root)
+    check_folder(root / "logbook")
     if not (root / "logbook").is_dir():
         what = "does not exist" if not folder.exists() else f"has no {TRACKIO_DIR}/logbook/"
         raise ReproauditError(
@@ -107,23 +110,33 @@ def read_workspace(folder: Path) -> Workspace:
 
 def read_json_object(path: Path) -> dict[str, Any]:
     """A JSON object from ``path``; ``{}`` when the file is absent (trackio made it optional)."""
-    if not path.is_file():
+    if not os.path.lexists(path):
         return {}
-    try:
-        data = json.loads(path.read_bytes())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise _invalid(
-            path, getattr(exc, "lineno", None), f"cannot read it as JSON: {exc}"
-        ) from None
+    data = load_json(read_regular(path, MAX_JSON_BYTES), path.as_posix(), what="JSON file")
     if not isinstance(data, dict):
         raise _invalid(path, 1, "expected a JSON object")
     return data
 
 
 def _read_pages(book: Path, manifest: dict[str, Any]) -> list[Page]:
-    """Pages in the manifest's order, then any page.md the manifest does not list."""
-    pages_dir = (book / "pages").resolve()
+    """Pages in the manifest's order, then any page.md the manifest does not list.
+
+    Only regular files inside ``pages/`` are read: a symlink, FIFO or device
+    there (or a symlinked page folder) is refused before it is opened.
+    """
+    pages_dir = book / "pages"
+    check_folder(pages_dir)
     files: list[Path] = []
+    seen: set[Path] = set()
+
+    def add(path: Path) -> None:
+        what = kind_of(path)
+        if what:
+            raise refused(path, f"is {what}")
+        if path not in seen and path.is_file():
+            seen.add(path)
+            files.append(path)
+
     stack = [manifest.get("root")]
     while stack:
         node = stack.pop()
@@ -133,38 +146,107 @@ def _read_pages(book: Path, manifest: dict[str, Any]) -> list[Page]:
         children = children if isinstance(children, list) else []
         for child in children:
             name = child.get("file") if isinstance(child, dict) else None
-            if isinstance(name, str):
-                path = (book / name).resolve()
-                if path.is_relative_to(pages_dir) and path.is_file() and path not in files:
-                    files.append(path)
+            if isinstance(name, str) and "\0" not in name:
+                path = Path(os.path.normpath(book / name))
+                if path.is_relative_to(pages_dir) and path != pages_dir:
+                    if not inside(path, pages_dir):
+                        raise refused(path, "is reached through a symlinked folder")
+                    add(path)
         stack.extend(reversed(children))
+        if len(files) > MAX_PAGES:
+            break
     if pages_dir.is_dir():
-        files += [
-            p.resolve() for p in sorted(pages_dir.glob("*/page.md")) if p.resolve() not in files
-        ]
-    return [_read_page(path, book) for path in files]
+        with os.scandir(pages_dir) as entries:
+            folders = sorted(entries, key=lambda e: e.name)
+        for entry in folders:
+            if entry.is_symlink():
+                raise refused(Path(entry.path), "is a symlink")
+            if entry.is_dir(follow_symlinks=False) and os.path.lexists(Path(entry.path, "page.md")):
+                add(Path(entry.path, "page.md"))
+    if len(files) > MAX_PAGES:
+        raise _invalid(book, None, f"more than {MAX_PAGES} pages")
+    return [_read_page(path) for path in files]
 
 
-def _read_page(path: Path, book: Path) -> Page:
+def _read_page(path: Path) -> Page:
+    raw = read_regular(path, MAX_PAGE_BYTES)
     try:
-        if path.stat().st_size > MAX_PAGE_BYTES:
-            raise _invalid(path, None, f"page is larger than {P.human_size(MAX_PAGE_BYTES)}")
-        text = path.read_bytes().decode("utf-8").replace("\r\n", "\n")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = raw.decode("utf-8").replace("\r\n", "\n")
+    except UnicodeDecodeError as exc:
         raise _invalid(path, None, f"cannot read the page as UTF-8 text: {exc}") from None
-    h1 = _H1.search(text)
-    title = h1[1] if h1 else path.parent.name
+    return parse_page(text, path)
+
+
+def parse_page(text: str, path: Path) -> Page:
+    """The title and cells of a page's text, in one pass (no backtracking regex).
+
+    Cells are found with ``str.find`` on the literal cell marker, as trackio's
+    own pattern reads them: a header runs to the first ``\\n-->\\n`` line, the
+    body to the next marker (the last one loses its trailing blanks); a marker
+    whose header never closes starts no cell. The title is the first ``# ``
+    heading line.
+    """
+    title = heading(text) or path.parent.name
+    shift = 1 if text.startswith(CELL_MARKER[1:]) else 0
+    padded = "\n" * shift + text
     cells = []
-    for m in _CELL.finditer(text):
-        line = text.count("\n", 0, m.start(1))
-        try:
-            header = json.loads(m[1])
-        except json.JSONDecodeError as exc:
-            raise _invalid(path, line + exc.lineno, f"cell header is not JSON: {exc.msg}") from None
+    newlines, counted = -shift, 0  # newlines in padded[:counted], not counting the padding
+    at = padded.find(CELL_MARKER)
+    while at >= 0:
+        start = at + len(CELL_MARKER)
+        end = padded.find(HEADER_END + "\n", start)
+        if end < 0:
+            break
+        newlines += padded.count("\n", counted, start)
+        counted = start
+        raw_header = padded[start:end]
+        if len(raw_header) > MAX_HEADER_CHARS:
+            raise _invalid(
+                path, newlines + 1, f"cell header is longer than {MAX_HEADER_CHARS} characters"
+            )
+        header = load_json(raw_header, path.as_posix(), line=newlines, what="cell header")
         if not isinstance(header, dict):
-            raise _invalid(path, line + 1, "cell header must be a JSON object")
-        cells.append(Cell(header, m[2], line + 1))
+            raise _invalid(path, newlines + 1, "cell header must be a JSON object")
+        body_start = end + len(HEADER_END) + 1
+        at = padded.find(CELL_MARKER, body_start)
+        body = padded[body_start:at] if at >= 0 else padded[body_start:].rstrip()
+        cells.append(Cell(header, body, newlines + 1))
     return Page(title, path, cells)
+
+
+def heading(text: str) -> str | None:
+    """The text of the first ``# Title`` line (clipped to ``MAX_TITLE_CHARS``), or None."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if text.startswith("# ", start):
+            title = text[start + 2 : end].strip()
+            if title:
+                return clip(title, MAX_TITLE_CHARS)
+        start = end + 1
+    return None
+
+
+def fences(body: str) -> list[tuple[str, str]]:
+    """``(info, text)`` of each four-backtick fence in ``body``, read line by line.
+
+    A fence opens with a line ```````` ````info ```` (info without backticks) and
+    closes with a line of exactly four backticks (trailing blanks allowed); an
+    unclosed fence is not a fence.
+    """
+    out = []
+    opened: tuple[str, list[str]] | None = None
+    for line in body.split("\n"):
+        if opened is None:
+            if line.startswith(FENCE) and "`" not in line[len(FENCE) :]:
+                opened = (line[len(FENCE) :].strip(), [])
+        elif line.rstrip(" \t") == FENCE:
+            out.append((opened[0], "\n".join(opened[1]).rstrip("\n")))
+            opened = None
+        else:
+            opened[1].append(line)
+    return out
 
 
 def _invalid(path: Path, line: int | None, message: str) -> ReproauditError:
