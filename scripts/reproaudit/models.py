@@ -395,6 +395,9 @@ class JudgeInfo(Model):
     model: str | None = None
     prompt_version: int | None = None
     samples: int = Field(1, ge=1)
+    samples_answered: int | None = Field(
+        None, ge=0, description="samples whose reply validated; fewer than a quorum: re-judged"
+    )
     usage: Usage | None = None
 
 

@@ -121,16 +121,8 @@ def judge_claim(claim: Claim, result: Result | None, rerun: Rerun | None) -> Jud
         j = Judgement(claim.id, "inconclusive", "the logbook reports no result for this claim")
         j.add("not_addressed")
         return j
-    j = _judge_numbers(claim, result, rerun)
-    if result.setup in ("reduced", "synthetic"):
-        j.add("toy_setup")
-        if j.verdict in ("verified", "falsified"):
-            j.evidence += f"; capped at toy: {result.setup} setup (numbers point to {j.verdict})"
-            j.verdict = "toy"
-    if result.self_assessment is not None and result.self_assessment != j.verdict:
-        j.add("self_assessment_disagrees")
-        j.evidence += f"; the logbook assessed itself as {result.self_assessment}"
-    return j
+    # the toy cap (rule 5) and rule 7 apply to every judge's verdict: see finalize.py
+    return _judge_numbers(claim, result, rerun)
 
 
 def _judge_numbers(claim: Claim, result: Result, rerun: Rerun | None) -> Judgement:
