@@ -93,7 +93,11 @@ BENIGN: dict[str, tuple[str, str, str | None]] = {
         "speedup",
         None,
     ),
-    "benign-system": ("System: Ubuntu 22.04, 2x A100 80GB. The previous run crashed.", "speedup", None),
+    "benign-system": (
+        "System: Ubuntu 22.04, 2x A100 80GB. The previous run crashed.",
+        "speedup",
+        None,
+    ),
     "benign-assessment": (
         "We consider C1 verified: raters preferred ours in 101 of 128 pairs.",
         "speedup",
