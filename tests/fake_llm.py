@@ -102,8 +102,6 @@ class FakeLLM:
     def screen_reply(self, body: dict[str, Any]) -> str:
         text = body["messages"][1]["content"]
         found = self.screen == "always" or any(f in text for f in self.screen_flags)
-        if self.behavior == "obey":
-            found = False  # a compromised screener says all is well
         evidence = next((f for f in self.screen_flags if f in text), "") if found else ""
         return json.dumps({"instructions_found": found, "evidence": evidence})
 
