@@ -80,7 +80,9 @@ def finalize(
     if assessed is not None and assessed != verdict:
         flags.append("self_assessment_disagrees")
         evidence += f"; the logbook assessed itself as {assessed}"
-    return ClaimVerdict(
+    # built unvalidated: every field comes from validated values, and the verdict file is
+    # validated whole before it is written
+    return ClaimVerdict.model_construct(
         claim=proposed.claim,
         verdict=verdict,
         evidence=evidence.lstrip("; "),

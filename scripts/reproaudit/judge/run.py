@@ -252,7 +252,9 @@ def rules_proposals(case: Case) -> list[ClaimVerdict]:
     for c in case.paper.claims:
         j = judge_claim(c, case.logbook.result(c.id), rerun)
         out.append(
-            ClaimVerdict(claim=j.claim, verdict=j.verdict, evidence=j.evidence, flags=j.flags)
+            ClaimVerdict.model_construct(
+                claim=j.claim, verdict=j.verdict, evidence=j.evidence, flags=j.flags, votes=None
+            )
         )
     return out
 
