@@ -215,8 +215,9 @@ def untrusted_texts(case: Case) -> tuple[str, str | None, str | None]:
 
 
 def field_text(case: Case) -> str:
-    """Every string of the parsed logbook, keys included, one per line: YAML escapes
-    (``\\n``, ``\\u200b``) resolved, so the detector reads what the model will."""
+    """Every string of the parsed logbook, keys included, one per line, with the raw lines
+    that may hold comments: YAML escapes (``\\n``, ``\\u200b``) resolved, so the detector
+    reads what the model will."""
 
     def walk(node: Any) -> Iterator[str]:
         if isinstance(node, dict):
@@ -229,7 +230,10 @@ def field_text(case: Case) -> str:
         elif isinstance(node, str):
             yield node
 
-    return "\n".join(walk(case.logbook.model_dump(mode="json", exclude_none=True)))
+    strings = walk(case.logbook.model_dump(mode="json", exclude_none=True))
+    raw = case.logbook_text or ""
+    comments = [line for line in raw.splitlines() if "#" in line]  # YAML comments are not data
+    return "\n".join([*strings, *comments])
 
 
 def build_screen(texts: tuple[str | None, ...]) -> Prompt:
@@ -401,7 +405,7 @@ class LlmJudge:
         if not addressed:  # nothing for the LLM to read
             return CaseResult(finals, Usage(), None)
         texts = untrusted_texts(case)
-        findings = [f for t in (*texts, field_text(case)) for f in detect_intent(t)]
+        findings = [f for t in (field_text(case), *texts[1:]) for f in detect_intent(t)]
         usage = Usage()
         if findings:
             note = "intent detector: " + "; ".join(str(f) for f in findings[:3])
