@@ -224,3 +224,15 @@ def test_two_judges_on_one_repository_do_not_duplicate_work(traps: Path) -> None
     assert firsts[1].startswith(f"{len(EXPECTED)} verdict(s) written, 0 unchanged")
     docs = [yaml.safe_load(p.read_text()) for p in (traps / "verdicts").rglob("*.yaml")]
     assert len(docs) == len(EXPECTED) and all(d["judge"]["mode"] == "llm" for d in docs)
+
+
+def test_cli_deadline_bounds_a_run_against_a_hanging_endpoint(traps: Path) -> None:
+    with FakeLLM("hang") as fake:
+        env = {"REPROAUDIT_JUDGE_BASE_URL": fake.url}
+        start = time.monotonic()
+        result = CliRunner(env=env).invoke(cli, ["judge", "--repo", str(traps), "--deadline", "1"])
+        elapsed = time.monotonic() - start
+    assert result.exit_code == 1, result.output
+    assert elapsed < 3, elapsed
+    assert result.output.splitlines()[-1] == "stopped early: deadline reached"
+    assert f"{len(ASKED) - 8} not judged: the run stopped first" in result.output
