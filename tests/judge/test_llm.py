@@ -348,3 +348,14 @@ def test_llm_mode_without_an_endpoint_is_a_usage_error(traps: Path) -> None:
     )
     assert result.exit_code == 2  # refused before any call to GitHub
     assert "--mode llm needs REPROAUDIT_JUDGE_BASE_URL" in result.output
+
+
+def test_judging_in_memory_writes_nothing(traps: Path) -> None:
+    from reproaudit.judge.run import judge_in_memory
+
+    verdict, problems = judge_in_memory(traps, "TrapPaper1", "toy-setups", reruns=traps / "reruns")
+    assert problems == [] and not (traps / "verdicts").exists()
+    assert [(c.claim, c.verdict) for c in verdict.claims if c.verdict != "inconclusive"] == [
+        ("C2", "toy"),
+        ("C3", "toy"),
+    ]

@@ -85,7 +85,7 @@ def finalize(
     return ClaimVerdict.model_construct(
         claim=proposed.claim,
         verdict=verdict,
-        evidence=evidence.lstrip("; "),
+        evidence=evidence,
         flags=_flags(flags),
         votes=votes,
     )

@@ -55,6 +55,8 @@ class JudgeSummary:
     suspected: list[str] = field(default_factory=list)  # suspected_injection
     skipped: list[str] = field(default_factory=list)  # not judged: the run stopped first
     stopped: str | None = None  # why the run stopped early (deadline, endpoint down)
+    # with write=False: the verdict documents that would have been written, by path
+    documents: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -344,6 +346,7 @@ def judge_repo(
     judged_at: datetime | None = None,
     deadline: float | None = None,
     halt: Halt | None = None,
+    write: bool = True,
     mode: str | None = None,
     llm: Judge | None = None,
     **_legacy: Any,
@@ -351,7 +354,9 @@ def judge_repo(
     """Judge the repository's logbooks (or one paper's, or one logbook) with ``judge``.
 
     ``deadline`` (seconds) bounds the whole run: logbooks not started by then are
-    skipped, requests in flight are cut. ``mode``/``llm`` are the older spelling
+    skipped, requests in flight are cut. ``write=False`` judges in memory: the documents
+    land in ``summary.documents`` and nothing is written (nor locked). ``mode``/``llm`` are
+    the older spelling
     (``mode="rules"``, or ``mode="llm", llm=judge``); the judge object decides the
     mode, so the two cannot disagree.
     """
@@ -362,7 +367,7 @@ def judge_repo(
     halt = halt or Halt(deadline)
     summary = JudgeSummary()
     when = judged_at or now_utc()
-    with repo_lock(root, halt):
+    with repo_lock(root, halt) if write else contextlib.nullcontext():
         corpus = Corpus(root)
         config = judge.config()
         items = iter_cases(corpus, config, reruns, paper, logbook, only_missing)
@@ -373,7 +378,10 @@ def judge_repo(
                 case, result.claims, config, when, result.usage, result.samples_answered
             )
             rel = layout.verdict_rel(case.paper.paper.id, case.logbook.logbook.id)
-            atomic_write(root / rel, dump_verdict(doc))
+            if write:
+                atomic_write(root / rel, dump_verdict(doc))
+            else:
+                summary.documents[rel] = doc
             _count(summary, rel, result, config["samples"])
 
         if judge.mode == "llm":
@@ -392,6 +400,23 @@ def judge_repo(
             summary.stopped = halt.why or getattr(judge, "down", None)
     summary.judged.sort()
     return summary
+
+
+def judge_in_memory(
+    root: Path, paper: str, logbook: str, *, reruns: Path | None = None
+) -> tuple[VerdictFile | None, list[Problem]]:
+    """The rules verdict of one logbook without writing anything.
+
+    The verdict file on disk when its inputs did not change, else a fresh one;
+    for ``check`` and pull-request validation, which must leave ``verdicts/`` alone.
+    """
+    summary = judge_repo(
+        root, RulesJudge(), reruns=reruns, paper=paper, logbook=logbook, write=False
+    )
+    doc = summary.documents.get(layout.verdict_rel(paper, logbook))
+    if doc is not None:
+        return VerdictFile.model_validate(doc), summary.problems
+    return Corpus(root).verdict(paper, logbook), summary.problems
 
 
 def _rel(case: Case) -> str:
