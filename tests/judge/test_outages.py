@@ -69,7 +69,7 @@ def test_a_long_retry_after_is_an_outage_not_a_wait(traps: Path) -> None:
     with FakeLLM("rate_limited", limit=10**6, retry_after="3600") as fake:
         start = time.monotonic()
         out = run_llm(traps, fake, logbook="paging-growth", max_retries=4)
-        assert time.monotonic() - start < 3
+        assert time.monotonic() - start < 10
         assert fake.count == 1  # no retry: an hour is longer than the run may wait
     rules_stand_with_llm_failed(out["verdicts"], ["paging-growth"])
     assert "Retry-After 3600 s" in out["verdicts"]["paging-growth"]["C1"]["evidence"]
@@ -135,7 +135,7 @@ def test_connection_refused_with_a_deadline(traps: Path) -> None:
     judge = LlmJudge(settings, 3, backoff=0.2)
     start = time.monotonic()
     summary = judge_repo(traps, judge, reruns=traps / "reruns", deadline=2.0)
-    assert time.monotonic() - start < 3
+    assert time.monotonic() - start < 4
     assert summary.usage.requests <= 12 and not summary.complete
     assert summary.failed or summary.skipped
 
@@ -148,7 +148,7 @@ def test_deadline_cuts_a_hanging_endpoint(traps: Path) -> None:
         summary = judge_repo(traps, judge, reruns=traps / "reruns", deadline=1.0, concurrency=4)
         elapsed = time.monotonic() - start
         sent = fake.count
-    assert elapsed < 3, elapsed
+    assert elapsed < 4, elapsed
     assert sent == summary.usage.requests == 4  # one screening request per worker, then stop
     assert "deadline reached" in (summary.stopped or "")
     assert len(summary.failed) == 4 and len(summary.skipped) == len(ASKED) - 4
@@ -195,7 +195,7 @@ def test_ctrl_c_stops_at_once_against_a_hanging_endpoint(traps: Path) -> None:
         out, err = proc.communicate(timeout=10)
         elapsed = time.monotonic() - start
     assert proc.returncode == 130, (out, err)
-    assert elapsed < 2, elapsed
+    assert elapsed < 4, elapsed  # a stuck request would hold it for 120 s
     assert "interrupted" in err and "Traceback" not in err
     written = {p.stem for p in (traps / "verdicts").rglob("*.yaml")}
     assert not written & set(ASKED)  # nothing judged by the hanging endpoint was written
@@ -233,6 +233,6 @@ def test_cli_deadline_bounds_a_run_against_a_hanging_endpoint(traps: Path) -> No
         result = CliRunner(env=env).invoke(cli, ["judge", "--repo", str(traps), "--deadline", "1"])
         elapsed = time.monotonic() - start
     assert result.exit_code == 1, result.output
-    assert elapsed < 3, elapsed
+    assert elapsed < 4, elapsed
     assert result.output.splitlines()[-1] == "stopped early: deadline reached"
     assert f"{len(ASKED) - 8} not judged: the run stopped first" in result.output
