@@ -190,7 +190,9 @@ def test_rate_limited_endpoint_is_retried_honouring_retry_after(traps: Path) -> 
 def test_slow_endpoint_times_out_into_llm_failed(traps: Path) -> None:
     with FakeLLM("correct", latency=1.5) as fake:
         start = time.monotonic()
-        got = run_llm(traps, fake, samples=1, max_retries=0, timeout=0.2)["verdicts"]
+        got = run_llm(traps, fake, samples=1, max_retries=0, timeout=0.2, logbook="paging-growth")[
+            "verdicts"
+        ]
         assert time.monotonic() - start < 10
     assert "llm_failed" in got["paging-growth"]["C1"]["flags"]
     assert got["paging-growth"]["C1"]["verdict"] == "falsified"

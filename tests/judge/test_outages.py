@@ -8,6 +8,7 @@ replies, a hang; real processes for Ctrl-C and for two judges on one repository.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -123,10 +124,13 @@ def test_circuit_breaker_stops_a_run_against_a_dead_endpoint(traps: Path) -> Non
     assert sent == 3  # three failures in a row, then nothing more is sent
     assert summary.usage.requests == 3
     assert "3 transport failures in a row (last: HTTP 500)" in summary.stopped
-    # the first logbook read needs no request (its text is aimed at the judge), the second
-    # meets the dead endpoint; the rest wait for a run that can reach it
-    assert summary.judged == ["verdicts/TrapPaper1/injection.yaml", summary.failed[0]]
-    assert len(summary.skipped) == len(EXPECTED) - 2
+    # one logbook meets the dead endpoint; before it, only logbooks that need no request
+    # (text aimed at the judge, nothing addressed) were judged; the rest wait for a run that
+    # can reach the endpoint
+    assert len(summary.failed) == 1
+    no_request = {"verdicts/TrapPaper1/injection.yaml", "verdicts/TrapPaper1/not-addressed.yaml"}
+    assert set(summary.judged) - set(summary.failed) <= no_request
+    assert len(summary.judged) + len(summary.skipped) == len(EXPECTED)
     assert not summary.complete
 
 
@@ -151,7 +155,8 @@ def test_deadline_cuts_a_hanging_endpoint(traps: Path) -> None:
     assert elapsed < 4, elapsed
     assert sent == summary.usage.requests == 4  # one screening request per worker, then stop
     assert "deadline reached" in (summary.stopped or "")
-    assert len(summary.failed) == 4 and len(summary.skipped) == len(ASKED) - 4
+    assert len(summary.failed) == 4  # the four logbooks in flight at the deadline
+    assert len(summary.judged) + len(summary.skipped) == len(EXPECTED)
     got = read_verdicts(traps)
     for path in summary.failed:
         logbook = Path(path).stem
@@ -235,4 +240,7 @@ def test_cli_deadline_bounds_a_run_against_a_hanging_endpoint(traps: Path) -> No
     assert result.exit_code == 1, result.output
     assert elapsed < 4, elapsed
     assert result.output.splitlines()[-1] == "stopped early: deadline reached"
-    assert f"{len(ASKED) - 8} not judged: the run stopped first" in result.output
+    written = int(result.output.split()[0])
+    left = int(re.search(r"\n(\d+) not judged: the run stopped first", result.output).group(1))
+    assert written + left == len(EXPECTED)
+    assert "\n8 llm_failed (asked again next run)" in result.output  # the 8 workers' logbooks
