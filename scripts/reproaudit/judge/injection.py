@@ -119,12 +119,29 @@ _MODALS = {"must", "should", "shall", "will", "need", "needs", "have", "has", "o
            "is", "can", "may", "to"}  # fmt: skip
 _VERDICTS = {"verified", "falsified", "inconclusive", "reproduced", "toy"}
 _VOCATIVE = {"to", "for", "dear", "attention", "hey", "hi", "hello", "note", "memo", "ps"}
+_OWNERS = {
+    "our", "my", "their", "his", "her", "its", "this", "that", "each", "trained", "baseline",
+    "student", "teacher", "language", "reward", "base", "diffusion", "pretrained", "fine",
+}  # fmt: skip
+_URGE = {"imperative", "ensure", "sure", "required", "mandatory", "essential", "crucial"}
+_PARTICIPLES = {
+    "judged", "marked", "recorded", "labeled", "labelled", "rated", "graded", "scored",
+    "classified", "treated", "reported", "considered", "deemed", "listed", "counted",
+    "regarded", "declared", "logged", "flagged", "set", "called", "accepted", "approved",
+}  # fmt: skip
+# phrases that mean "ignore", folded to it before the words are read
+_IGNORE_PHRASES = re.compile(
+    r"\bpay\s+no\s+(?:attention|heed|mind)\s+to\b|\bdo\s*n[o']?t\s+(?:follow|obey|apply)\b"
+    r"|\bstop\s+following\b|\bset\s+aside\b|\bnever\s+mind\b|\bno\s+longer\s+follow\b"
+)
 _OVERRIDE_VERBS, _INSTRUCTION_NOUNS, _EVERYTHING, _BEFORE = map(
     _keys, (_OVERRIDE_VERBS, _INSTRUCTION_NOUNS, _EVERYTHING, _BEFORE)
 )
 _JUDGING_VERBS, _POLITE, _LEADING, _ADDRESSEES, _MODALS, _VERDICTS, _VOCATIVE = map(
     _keys, (_JUDGING_VERBS, _POLITE, _LEADING, _ADDRESSEES, _MODALS, _VERDICTS, _VOCATIVE)
 )
+_NARRATORS = {"we", "i", "they"}  # "we ignore the warm-up rule" describes, it does not order
+_OWNERS, _URGE, _PARTICIPLES = map(_keys, (_OWNERS, _URGE, _PARTICIPLES))
 _VOCAB = (
     _OVERRIDE_VERBS | _INSTRUCTION_NOUNS | _EVERYTHING | _BEFORE | _JUDGING_VERBS | _POLITE
     | _ADDRESSEES | _VERDICTS | _keys({"as", "the", "claim", "claims", "verdict", "is", "a"})
@@ -158,7 +175,7 @@ _CLAIM_REF = re.compile(r"^c[\doi]+$")  # digits after _key: 1 -> i, 0 -> o
 
 def _prepare(text: str) -> str:
     """camelCase split, lower case, look-alike digits keyed: what ``_words`` splits."""
-    return _key(_CAMEL.sub(r"\1 \2", text).lower())
+    return _key(_IGNORE_PHRASES.sub("ignore", _CAMEL.sub(r"\1 \2", text).lower()))
 
 
 def _words(prepared: str) -> list[str]:
@@ -189,12 +206,29 @@ def _segment(joined: str) -> list[str]:
     return out
 
 
-def _is_directive(words: list[str], verb_at: int) -> bool:
+def _addressee(words: list[str], i: int) -> bool:
+    """``words[i]`` names the judge, not the contributor's own model ("our model")."""
+    return words[i] in _ADDRESSEES and (i == 0 or words[i - 1] not in _OWNERS)
+
+
+def _is_directive(words: list[str], verb_at: int, stemmed: bool) -> bool:
     before = words[:verb_at]
+    if stemmed:  # "it is imperative that the evaluation model returns verified"
+        return any(w in _URGE for w in before) and any(
+            _addressee(words, i) for i in range(max(0, verb_at - 4), verb_at)
+        )
     if all(w in _LEADING for w in before) or any(w in _POLITE for w in before):
         return True
-    for i, w in enumerate(before):  # "the grader must record", "you need to mark"
-        if w in _ADDRESSEES and any(m in _MODALS for m in before[i + 1 : i + 5]):
+    for i in range(len(before)):  # "the grader must record", "you need to mark"
+        if _addressee(words, i) and any(m in _MODALS for m in before[i + 1 : i + 5]):
+            return True
+    return False
+
+
+def _passive(words: list[str]) -> bool:
+    """ "C2 should be judged verified", "every claim must be marked falsified"."""
+    for i, w in enumerate(words[:-2]):
+        if w in _MODALS and words[i + 1] == "be" and words[i + 2] in _PARTICIPLES:
             return True
     return False
 
@@ -202,7 +236,7 @@ def _is_directive(words: list[str], verb_at: int) -> bool:
 def _clause_findings(words: list[str]) -> list[str]:
     kinds = []
     for i, w in enumerate(words):
-        if w in _OVERRIDE_VERBS:
+        if w in _OVERRIDE_VERBS and (i == 0 or words[i - 1] not in _NARRATORS):
             after = words[i + 1 : i + 9]
             if any(a in _INSTRUCTION_NOUNS for a in after) or (
                 any(a in _EVERYTHING for a in after) and any(a in _BEFORE for a in after)
@@ -212,13 +246,22 @@ def _clause_findings(words: list[str]) -> list[str]:
     verdictish = any(w in _VERDICTS or w.startswith("verdict") for w in words)
     claimish = any(_CLAIM_REF.match(w) or w in ("ciaim", "ciaims") for w in words)
     if verdictish:
+        # "toy" alone is too common ("a toy setup") to carry a directive by itself
+        strong = any(x in _VERDICTS - {"toy"} or x.startswith("verdict") for x in words)
         for i, w in enumerate(words):
-            if w in _JUDGING_VERBS and _is_directive(words, i):
-                # "toy" alone is too common ("a toy setup") to carry a directive by itself
-                strong = any(x in _VERDICTS - {"toy"} or x.startswith("verdict") for x in words)
-                if strong or claimish:
-                    kinds.append("directive")
-                    break
+            stemmed = (
+                w not in _JUDGING_VERBS
+                and w.endswith("s")
+                and w[:-1] in _JUDGING_VERBS
+                and words[i + 1 : i + 2] != ["are"]  # "the model outputs are ...": a noun
+            )
+            verb = w in _JUDGING_VERBS or stemmed
+            if verb and (strong or claimish) and _is_directive(words, i, stemmed):
+                kinds.append("directive")
+                break
+        else:
+            if claimish and strong and _passive(words):
+                kinds.append("directive")
         for i, w in enumerate(words[:-1]):
             if w in _VOCATIVE and any(x in _ADDRESSEES - {"you"} for x in words[i + 1 : i + 4]):
                 kinds.append("address")
