@@ -79,11 +79,15 @@ def write_current_rerun(
     run = {
         "status": status,
         "exit_code": 0 if status == "passed" else 1,
-        "duration_s": 5,
+        "duration_s": 5.0,
         "backend": "local",
+        "sandbox": "bwrap",
         "log_tail": log_tail,
         "logbook_sha256": hashlib.sha256(logbook_bytes).hexdigest(),
         "outputs_sha256": hashlib.sha256(outputs).hexdigest(),
+        "environment": {"image_used": False},
+        "limits": {"wall_s": 60},
+        "reproaudit_version": "0.1.0",
     }
     (folder / "run.json").write_text(json.dumps(run))
 

@@ -230,6 +230,8 @@ def rerun_current(case: Case) -> bool:
     record = case.record
     if record is None or record.rerun.status != "passed" or case.logbook_sha256 is None:
         return False
+    if getattr(record.rerun, "stale", None):  # the re-run layer's own verdict on the record
+        return False
     try:
         run = json.loads(record.run_bytes)
     except ValueError:
