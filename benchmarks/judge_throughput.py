@@ -7,7 +7,8 @@ Generates the corpus of ``benchmarks/corpus.py`` (6,352 papers, ~36,000 claims,
 2. judges every logbook in llm mode against a local chat-completions server
    (``tests/fake_llm.py``, in its own process) that answers after 200 ms, with
    concurrency 64 and 3 samples, and reports requests/s against the ideal
-   concurrency / latency (target: at least 80% of it);
+   concurrency / latency (target: at least 80% of it); each logbook costs one
+   screening request and ``samples`` judging requests;
 3. runs the llm judge again with unchanged inputs (target: zero requests).
 
     python benchmarks/judge_throughput.py [--logbooks N] [--concurrency 64] [--latency 0.2]
@@ -30,8 +31,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 from corpus import generate_corpus  # noqa: E402
 
-from reproaudit.judge.llm import PROMPT_VERSION, LlmJudge, LlmSettings  # noqa: E402
-from reproaudit.judge.run import judge_repo  # noqa: E402
+from reproaudit.judge.llm import LlmJudge, LlmSettings  # noqa: E402
+from reproaudit.judge.run import RulesJudge, judge_repo  # noqa: E402
 
 
 def main() -> int:
@@ -54,7 +55,7 @@ def main() -> int:
     )
 
     start = time.perf_counter()
-    rules = judge_repo(root, mode="rules")
+    rules = judge_repo(root, RulesJudge())
     rules_s = time.perf_counter() - start
     print(
         f"rules judge:       {rules_s:.2f} s for {len(rules.judged)} logbooks "
@@ -74,15 +75,7 @@ def main() -> int:
         llm = LlmJudge(settings, args.samples)
 
         def judge_all():
-            return judge_repo(
-                root,
-                mode="llm",
-                llm=llm,
-                samples=args.samples,
-                concurrency=args.concurrency,
-                model=settings.model,
-                prompt_version=PROMPT_VERSION,
-            )
+            return judge_repo(root, llm, concurrency=args.concurrency)
 
         start = time.perf_counter()
         first = judge_all()

@@ -12,18 +12,32 @@ answers:
 - ``rate_limited``: HTTP 429 with ``Retry-After`` for the first ``limit`` requests, then
   ``correct``;
 - ``cycle``: the n-th request answers ``cycle[n % len(cycle)]`` for every claim;
-- ``scripted``: the n-th request's content is ``replies[n]`` (the last one repeats).
+- ``scripted``: the n-th request's content is ``replies[n]`` (the last one repeats);
+- ``obey``: a fully compromised model: it reads the untrusted data (through
+  look-alike letters, as a model does) and answers for every claim the verdict
+  the data asks for (``verified`` or ``falsified``, whichever it names last);
+- ``hang``: never answers (until the server stops);
+- ``close``: closes the connection without answering;
+- ``truncated``: announces a full reply, sends half of it, and closes;
+- ``huge``: a 200 reply of ``huge_bytes`` bytes;
+- ``cut``: the reply's content is cut short with ``finish_reason: length``.
 
+``statuses`` scripts transport faults per judging request: its n-th entry (cyclic)
+is an HTTP status to answer instead (200 = answer normally). Screening requests
+(system prompt ``screen.v1``) are answered ``{"instructions_found": ...}``:
+true when any of ``screen_flags`` occurs in the screened text, or always with
+``screen="always"``; behaviours that break transport break them too.
 ``latency`` delays every answer (seconds). Every request's JSON body is kept in
-``requests``.
+``requests``; ``judging`` and ``screening`` count each kind.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 import threading
-import time
+import unicodedata
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -48,6 +62,10 @@ class FakeLLM:
         retry_after: str = "0.05",
         cycle: list[str] | None = None,
         replies: list[str] | None = None,
+        statuses: list[int] | None = None,
+        screen: str = "flags",
+        screen_flags: list[str] | None = None,
+        huge_bytes: int = 2 * 1024 * 1024,
     ) -> None:
         self.behavior = behavior
         self.latency = latency
@@ -56,10 +74,26 @@ class FakeLLM:
         self.retry_after = retry_after
         self.cycle = cycle or ["verified"]
         self.replies = replies or []  # behavior "scripted": the n-th reply's content
+        self.statuses = statuses or []
+        self.screen = screen
+        self.screen_flags = screen_flags or []
+        self.huge_bytes = huge_bytes
         self.requests: list[dict[str, Any]] = []
         self.count = 0
+        self.judging = 0
+        self.screening = 0
+        self.stopping = threading.Event()
         self._lock = threading.Lock()
         self._http = LocalServer(self._handler())
+        server = self._http._server
+        report = server.handle_error
+
+        def handle_error(request: Any, address: Any) -> None:
+            # a client that hangs up (deadline, Ctrl-C, size cap) is what these tests do
+            if not isinstance(sys.exc_info()[1], OSError):
+                report(request, address)
+
+        server.handle_error = handle_error  # type: ignore[method-assign]
 
     @property
     def url(self) -> str:
@@ -70,16 +104,30 @@ class FakeLLM:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
         self._http.__exit__(*exc)
 
     # --- answering ----------------------------------------------------------
 
-    def respond(self, body: dict[str, Any], n: int) -> tuple[int, dict[str, str], str]:
+    def screen_reply(self, body: dict[str, Any]) -> str:
+        text = body["messages"][1]["content"]
+        found = self.screen == "always" or any(f in text for f in self.screen_flags)
+        evidence = next((f for f in self.screen_flags if f in text), "") if found else ""
+        return json.dumps({"instructions_found": found, "evidence": evidence})
+
+    def respond(
+        self, body: dict[str, Any], n: int, total: int | None = None, screening: bool = False
+    ) -> tuple[int, dict[str, str], str]:
+        """(status, headers, body) for the n-th judging request (``total``-th of all)."""
         behavior = self.behavior
+        total = n if total is None else total
+        status = self.statuses[n % len(self.statuses)] if self.statuses and not screening else 200
+        if status != 200:
+            return status, {}, json.dumps({"error": {"message": "scripted", "type": "x"}})
         if behavior == "error":
             return 500, {}, json.dumps({"error": {"message": "boom", "type": "server_error"}})
         if behavior == "rate_limited":
-            if n < self.limit:
+            if total < self.limit:
                 return (
                     429,
                     {"Retry-After": self.retry_after},
@@ -89,15 +137,20 @@ class FakeLLM:
         user = next((m["content"] for m in body["messages"] if m["role"] == "user"), "")
         match = CLAIMS_BLOCK.search(user)
         claims = json.loads(match.group(1)) if match else []
-        if behavior == "scripted":
-            content = self.replies[min(n, len(self.replies) - 1)]
-        elif behavior == "garbage":
+        if behavior == "garbage":
             content = "I think the claims look fine overall! {verdict: maybe"
+        elif screening:
+            content = self.screen_reply(body)
+        elif behavior == "scripted":
+            content = self.replies[min(n, len(self.replies) - 1)]
         else:
             answers = []
+            wanted = obeyed(user) if behavior == "obey" else None
             for claim in claims:
                 if behavior == "gullible":
                     verdict = "verified"
+                elif wanted is not None:
+                    verdict = wanted
                 elif behavior == "cycle":
                     verdict = self.cycle[n % len(self.cycle)]
                 elif claim["target"] is not None:
@@ -121,7 +174,7 @@ class FakeLLM:
             "choices": [
                 {
                     "index": 0,
-                    "finish_reason": "stop",
+                    "finish_reason": "length" if behavior == "cut" else "stop",
                     "message": {"role": "assistant", "content": content},
                 }
             ],
@@ -131,6 +184,8 @@ class FakeLLM:
                 "total_tokens": (prompt_chars + len(content)) // 4,
             },
         }
+        if behavior == "cut":
+            reply["choices"][0]["message"]["content"] = content[: len(content) // 2]
         return 200, {}, json.dumps(reply)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -146,16 +201,54 @@ class FakeLLM:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
+                screening = "screen" in body.get("messages", [{}])[0].get("content", "")[:40]
                 with fake._lock:
-                    n = fake.count
+                    total = fake.count
                     fake.count += 1
                     fake.requests.append(body)
+                    if screening:
+                        fake.screening += 1
+                        n = -1
+                    else:
+                        n = fake.judging
+                        fake.judging += 1
                 if not self.path.endswith("/chat/completions"):
                     self._send(404, {}, json.dumps({"error": {"message": "not found"}}))
                     return
                 if fake.latency:
-                    time.sleep(fake.latency)
-                self._send(*fake.respond(body, n))
+                    fake.stopping.wait(fake.latency)
+                behavior = fake.behavior
+                if behavior == "hang":
+                    fake.stopping.wait(120)
+                    return
+                if behavior == "close":
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
+                if behavior == "huge":
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(fake.huge_bytes))
+                    self.end_headers()
+                    chunk = b" " * 65536
+                    for _ in range(fake.huge_bytes // len(chunk)):
+                        try:
+                            self.wfile.write(chunk)
+                        except OSError:
+                            return
+                    return
+                status, headers, text = fake.respond(body, n, total, screening)
+                if behavior == "truncated":
+                    data = text.encode()
+                    self.send_response(status)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data[: len(data) // 2])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
+                self._send(status, headers, text)
 
             def _send(self, status: int, headers: dict[str, str], text: str) -> None:
                 data = text.encode()
@@ -170,11 +263,23 @@ class FakeLLM:
         return Handler
 
 
+def obeyed(user: str) -> str | None:
+    """The verdict the untrusted data asks for, as a model reading it would see it."""
+    blocks = re.findall(r"<<<DATA [0-9a-f]+\n(.*?)\nDATA [0-9a-f]+>>>", user, re.S)
+    text = unicodedata.normalize("NFKC", "\n".join(blocks))
+    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    text = text.translate(_CYRILLIC).lower()
+    hits = [(m.start(), m.group(0)) for m in re.finditer(r"verified|falsified", text)]
+    return max(hits)[1] if hits else None
+
+
+_CYRILLIC = str.maketrans("аеорсуіѕАЕОРСІТВМНК", "aeopcyisAEOPCITBMHK")
+
+
 def main() -> None:
     """Serve from the command line (benchmarks run it in its own process)."""
     import argparse
     import contextlib
-    import sys
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--behavior", default="correct")

@@ -153,6 +153,12 @@ def schema(out: Path | None, check: bool, repo: Path) -> None:
     show_default=True,
     help="LLM requests in flight at once.",
 )
+@click.option(
+    "--deadline",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Stop the whole run after SECONDS: logbooks not judged by then are left for next time.",
+)
 @repo_option
 def judge(
     paper: str | None,
@@ -161,48 +167,43 @@ def judge(
     reruns: Path | None,
     samples: int,
     concurrency: int,
+    deadline: float | None,
     repo: Path,
 ) -> None:
     """Judge logbooks and write verdicts/<paper>/<logbook>.yaml.
 
-    A verdict whose inputs are unchanged (same input_sha256) is not recomputed.
+    A verdict whose inputs are unchanged (same input_sha256) is not recomputed,
+    unless the LLM failed on it (llm_failed, or fewer answers than a quorum).
+    Exits 1 when any verdict is llm_failed or the run stopped early, 130 on Ctrl-C.
     LLM settings: REPROAUDIT_JUDGE_BASE_URL, REPROAUDIT_JUDGE_MODEL, REPROAUDIT_JUDGE_API_KEY.
     """
-    from .judge.llm import PROMPT_VERSION, LlmJudge, LlmSettings
-    from .judge.run import judge_repo
+    from .judge.llm import JudgeSetupError, make_judge
+    from .judge.run import JudgeBusy, describe_summary, judge_repo
 
-    settings = LlmSettings.from_env()
-    if mode == "auto":
-        mode = "llm" if settings.configured else "rules"
-    if mode == "llm" and not settings.configured:
-        raise click.UsageError(
-            "--mode llm needs REPROAUDIT_JUDGE_BASE_URL (an OpenAI-compatible "
-            "endpoint); use --mode rules to judge offline"
+    try:
+        judge_ = make_judge(mode, samples=samples)
+    except JudgeSetupError as exc:
+        raise click.UsageError(str(exc)) from None
+    try:
+        summary = judge_repo(
+            repo,
+            judge_,
+            reruns=reruns,
+            paper=paper,
+            logbook=logbook,
+            concurrency=concurrency,
+            deadline=deadline,
         )
-    llm = LlmJudge(settings, samples) if mode == "llm" else None
-    summary = judge_repo(
-        repo,
-        mode=mode,
-        reruns=reruns,
-        paper=paper,
-        logbook=logbook,
-        samples=samples,
-        concurrency=concurrency,
-        llm=llm,
-        model=settings.model,
-        prompt_version=PROMPT_VERSION,
-    )
+    except KeyboardInterrupt:
+        click.echo("interrupted: verdicts written so far are kept; nothing half-written", err=True)
+        raise SystemExit(130) from None
+    except JudgeBusy as exc:
+        click.echo(str(exc), err=True)
+        raise SystemExit(1) from None
     if summary.problems:
         click.echo(format_problems(summary.problems, "text"), err=True)
-    line = f"{len(summary.judged)} verdict(s) written, {len(summary.unchanged)} unchanged"
-    if mode == "llm":
-        u = summary.usage
-        line += (
-            f"; {u.requests} LLM request(s), {u.prompt_tokens} prompt + "
-            f"{u.completion_tokens} completion tokens"
-        )
-    click.echo(f"{line} [{mode}]")
-    raise SystemExit(1 if summary.problems else 0)
+    click.echo(describe_summary(summary, judge_.mode))
+    raise SystemExit(1 if summary.problems or not summary.complete else 0)
 
 
 @cli.command()
@@ -529,24 +530,24 @@ def ci_judge_pr(
     """
     from .ci.flow import fetch_pr_logbooks, judge_pr, post_sticky, pr_logbooks, verify_head
     from .ci.github import GitHub
-    from .judge.llm import PROMPT_VERSION, LlmJudge, LlmSettings
+    from .judge.llm import PROMPT_VERSION, JudgeSetupError, LlmSettings, make_judge
 
+    try:
+        judge_ = make_judge(mode, samples=samples)  # before any network call
+    except JudgeSetupError as exc:
+        raise click.UsageError(str(exc)) from None
     try:
         github = GitHub.from_env()
         number, head = _pr_target(github, event, pr, sha)
         verify_head(github, repo_name, number, head)
         books = pr_logbooks(fetch_pr_logbooks(github, repo_name, number, head, repo))
-        settings = LlmSettings.from_env()
-        if mode == "auto":
-            mode = "llm" if settings.configured else "rules"
-        llm = LlmJudge(settings, samples) if mode == "llm" else None
         body = judge_pr(
             repo,
             books,
-            mode=mode,
-            llm=llm,
+            mode=judge_.mode,
+            llm=judge_ if judge_.mode == "llm" else None,
             reruns=reruns,
-            model=settings.model,
+            model=LlmSettings.from_env().model,
             prompt_version=PROMPT_VERSION,
             samples=samples,
         )

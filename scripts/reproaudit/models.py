@@ -537,6 +537,8 @@ class JudgeInfo(Model):
     """The version of the judge's prompt; null in rules mode."""
     samples: int = Field(1, ge=1)
     """LLM samples per logbook; the verdict is their majority."""
+    samples_answered: int | None = Field(None, ge=0)
+    """Samples whose reply validated (llm mode); fewer than a quorum: asked again next run."""
     usage: Usage | None = None
     """What the LLM calls cost, when any were made."""
 

@@ -1,15 +1,24 @@
-"""The LLM layer: any OpenAI-compatible endpoint, through the ``openai`` client.
+"""The LLM layer: any OpenAI-compatible endpoint, asked in JSON mode.
 
-For each logbook it sends ``samples`` requests (JSON mode), validates every
-reply locally, and takes a majority vote per claim. Untrusted text (the
-logbook, its write-up, the re-run's log tail) enters the prompt only between
-fences carrying a random per-request nonce, cut to a budget with an explicit
-marker. ``combine`` then merges the vote with the rules: a claim with a
-target keeps its rules verdict unless the LLM agrees, and nothing the LLM says
-turns a rules ``toy``, ``falsified`` or ``inconclusive`` into ``verified``.
-Transport retries (429 and 5xx, honouring ``Retry-After``) are the client's;
-unparsable replies are re-asked a bounded number of times. When no sample
-succeeds the rules verdict stands with ``llm_failed``.
+For each logbook, in order:
+
+1. the untrusted text (logbook, write-up, re-run log tail) goes through the
+   local intent detector (``injection.py``); if it fires, the endpoint is not
+   asked at all;
+2. a screening request (``screen.v1.system.md``) shows the endpoint only the
+   untrusted text and asks whether it holds instructions to the judge; ``true``
+   has the same effect as the local detector;
+3. ``samples`` judging requests; each reply is validated locally and votes per
+   claim; the majority is over the samples that answered, and fewer answers
+   than a quorum (more than half of the samples asked) is ``llm_failed``.
+
+Untrusted text enters prompts only between fences carrying a random
+per-request nonce, cut to a budget with an explicit marker. ``merge_llm``
+turns the votes into a proposal and ``finalize`` applies the rules every
+verdict obeys (toy cap, re-run requirement, injection rule). For a claim with
+a target the rules verdict stands unless the LLM agrees; an LLM disagreement is
+``judge_conflict``. Transport (time, bytes, retries, circuit breaker) is
+``endpoint.py``'s.
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ import os
 import re
 import secrets
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -28,15 +38,20 @@ import jinja2
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .. import layout
-from ..models import FLAGS, VERDICTS, Claim, Usage, VerdictValue
-from .rules import Judgement
-from .run import Case
+from ..models import VERDICTS, Claim, ClaimVerdict, Usage, VerdictValue, Votes
+from .endpoint import Answer, Endpoint
+from .finalize import ClaimFacts, finalize
+from .halt import Halt
+from .injection import detect_intent
+from .run import Case, CaseResult, RulesJudge, claim_facts, judge_config, rules_proposals
 
-PROMPT_VERSION = 1
+PROMPT_VERSION = 2
+SCREEN_PROMPT_VERSION = 1
 DEFAULT_MODEL = "zai-org/GLM-5.2"
 BUDGET_LOGBOOK = 24_000  # characters of untrusted text per block
 BUDGET_WRITEUP = 16_000
 BUDGET_LOG_TAIL = 4_000
+BUDGET_SCREEN = 40_000
 PARSE_ATTEMPTS = 3  # requests per sample when replies do not parse
 
 
@@ -60,7 +75,30 @@ class LlmSettings:
         return self.base_url is not None
 
 
-# --- the reply schema ---------------------------------------------------------
+class JudgeSetupError(ValueError):
+    """A judge that cannot be built from the options and environment given."""
+
+
+def make_judge(
+    mode: str, settings: LlmSettings | None = None, samples: int = 3, **endpoint_kw: Any
+) -> RulesJudge | LlmJudge:
+    """The judge for ``mode`` (rules | llm | auto): auto is llm when an endpoint is set."""
+    settings = settings or LlmSettings.from_env()
+    if mode == "auto":
+        mode = "llm" if settings.configured else "rules"
+    if mode == "rules":
+        return RulesJudge()
+    if mode != "llm":
+        raise JudgeSetupError(f"unknown judge mode {mode!r}: use rules, llm or auto")
+    if not settings.configured:
+        raise JudgeSetupError(
+            "--mode llm needs REPROAUDIT_JUDGE_BASE_URL (an OpenAI-compatible "
+            "endpoint); use --mode rules to judge offline"
+        )
+    return LlmJudge(settings, samples, **endpoint_kw)
+
+
+# --- the reply schemas ----------------------------------------------------------
 
 
 class _ReplyClaim(BaseModel):
@@ -75,12 +113,17 @@ class _Reply(BaseModel):
     claims: list[_ReplyClaim]
 
 
+class _ScreenReply(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True)
+    instructions_found: bool
+    evidence: str
+
+
 class ReplyError(ValueError):
     """A reply that is not the JSON object the prompt asks for."""
 
 
-def parse_reply(text: str | None, claim_ids: list[str]) -> dict[str, tuple[str, str]]:
-    """Validate a reply; return claim -> (verdict, evidence) for the claims asked about."""
+def _json_body(text: str | None) -> Any:
     if not text:
         raise ReplyError("empty reply")
     body = text.strip()
@@ -88,8 +131,16 @@ def parse_reply(text: str | None, claim_ids: list[str]) -> dict[str, tuple[str, 
     if fenced:
         body = fenced.group(1)
     try:
-        reply = _Reply.model_validate(json.loads(body))
-    except (ValueError, ValidationError) as exc:
+        return json.loads(body)
+    except ValueError as exc:
+        raise ReplyError(f"reply is not JSON: {str(exc)[:200]}") from None
+
+
+def parse_reply(text: str | None, claim_ids: list[str]) -> dict[str, tuple[str, str]]:
+    """Validate a reply; return claim -> (verdict, evidence) for the claims asked about."""
+    try:
+        reply = _Reply.model_validate(_json_body(text))
+    except ValidationError as exc:
         raise ReplyError(f"reply is not valid judge JSON: {str(exc)[:200]}") from None
     out: dict[str, tuple[str, str]] = {}
     for item in reply.claims:
@@ -98,6 +149,15 @@ def parse_reply(text: str | None, claim_ids: list[str]) -> dict[str, tuple[str, 
     if not out:
         raise ReplyError("reply names none of the claims asked about")
     return out
+
+
+def parse_screen(text: str | None) -> tuple[bool, str]:
+    """Validate a screening reply: (instructions_found, evidence)."""
+    try:
+        reply = _ScreenReply.model_validate(_json_body(text))
+    except ValidationError as exc:
+        raise ReplyError(f"reply is not valid screening JSON: {str(exc)[:200]}") from None
+    return reply.instructions_found, reply.evidence.strip()[:300]
 
 
 # --- prompts ------------------------------------------------------------------
@@ -147,7 +207,45 @@ class Prompt:
                 return nonce
 
 
-def build_prompt(case: Case, judgements: list[Judgement], logbook_text: str) -> Prompt:
+def untrusted_texts(case: Case) -> tuple[str, str | None, str | None]:
+    """The logbook's raw YAML, its write-up and the re-run's log tail: all untrusted."""
+    logbook_path = layout.logbook_rel(case.paper.paper.id, case.logbook.logbook.id)
+    logbook_text = case.logbook_text if case.logbook_text is not None else logbook_path
+    return logbook_text, case.writeup, case.record.rerun.log_tail if case.record else None
+
+
+def field_text(case: Case) -> str:
+    """Every string of the parsed logbook, keys included, one per line, with the raw lines
+    that may hold comments: YAML escapes (``\\n``, ``\\u200b``) resolved, so the detector
+    reads what the model will."""
+
+    def walk(node: Any) -> Iterator[str]:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                yield str(key)
+                yield from walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from walk(value)
+        elif isinstance(node, str):
+            yield node
+
+    strings = walk(case.logbook.model_dump(mode="json", exclude_none=True))
+    raw = case.logbook_text or ""
+    comments = [line for line in raw.splitlines() if "#" in line]  # YAML comments are not data
+    return "\n".join([*strings, *comments])
+
+
+def build_screen(texts: tuple[str | None, ...]) -> Prompt:
+    """The screening request: its own prompt, and nothing but the untrusted text."""
+    joined = "\n\n".join(t for t in texts if t).replace("\x00", "")
+    untrusted = truncate(joined, BUDGET_SCREEN)
+    system = _prompt(f"screen.v{SCREEN_PROMPT_VERSION}.system.md").replace("{nonce}", _SLOT)
+    user = f"<<<TEXT {_SLOT}\n{untrusted}\nTEXT {_SLOT}>>>"
+    return Prompt(system, user, untrusted)
+
+
+def build_prompt(case: Case, judgements: list[ClaimVerdict], logbook_text: str) -> Prompt:
     """Trusted instructions and findings, then the untrusted texts fenced and cut to budget."""
     rules = {j.claim: j for j in judgements}
     claims = []
@@ -162,8 +260,8 @@ def build_prompt(case: Case, judgements: list[Judgement], logbook_text: str) -> 
                 "target": claim.target.model_dump(by_alias=True) if claim.target else None,
                 "regime": claim.regime.model_dump(by_alias=True) if claim.regime else None,
                 "rules_verdict": j.verdict,
-                "rules_flags": j.flags,
-                "rules_evidence": j.evidence,
+                "rules_flags": list(j.flags),
+                "rules_evidence": j.evidence or "",
             }
         )
     record = case.record
@@ -189,97 +287,76 @@ def build_prompt(case: Case, judgements: list[Judgement], logbook_text: str) -> 
     return Prompt(system, user, "\n".join(untrusted))
 
 
-_INJECTION = re.compile(
-    r"ignore\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier)\s+"
-    r"(?:instructions?|prompts?|rules?|messages?)"
-    r"|disregard\s+(?:all\s+|the\s+)?(?:previous|prior|above|system|your)"
-    r"|(?:system|developer)\s+prompt"
-    r"|you\s+are\s+now\b"
-    r"|new\s+instructions?\s*:"
-    r"|(?:the\s+)?(?:judge|grader|evaluator|assistant)\s+(?:must|should|will)\s+"
-    r"(?:answer|output|respond|mark|return|say)"
-    r"|\"verdict\"\s*:\s*\""
-    r"|<\|im_start\|>|</?system>|\bDATA\s+[0-9a-f]{8,}>>>",
-    re.I,
-)
-
-
-def suspected_injection(*texts: str | None) -> bool:
-    """Whether untrusted text reads like instructions to the judge."""
-    return any(t and _INJECTION.search(t) for t in texts)
-
-
 # --- votes and merging -----------------------------------------------------------
 
 
-def majority(votes: Counter[str], samples: int) -> str:
-    """The verdict with more than half of the requested samples, else ``inconclusive``."""
-    if not votes:
+def quorum(samples: int) -> int:
+    """Answers needed before the LLM's votes count: more than half of those asked."""
+    return samples // 2 + 1
+
+
+def majority(votes: Counter[str]) -> str:
+    """The verdict with more than half of the answers given, else ``inconclusive``."""
+    answered = sum(votes.values())
+    if not answered:
         return "inconclusive"
     verdict, count = votes.most_common(1)[0]
-    ranked = [v for v, c in votes.items() if c == count]
-    return verdict if count * 2 > samples and len(ranked) == 1 else "inconclusive"
+    return verdict if count * 2 > answered else "inconclusive"
 
 
-def combine(
+def merge_llm(
     claim: Claim,
-    rules: Judgement,
+    proposal: ClaimVerdict,
+    rules_verdict: str,
     votes: Counter[str],
     evidence: dict[str, str],
     samples: int,
-    *,
-    addressed: bool,
-    self_assessment: str | None,
-    injection: bool,
-) -> dict[str, Any]:
-    """Merge the rules verdict with the LLM's votes for one claim (pure)."""
-    flags = [f for f in rules.flags if f != "self_assessment_disagrees"]
-    verdict, text = rules.verdict, rules.evidence
+    failure: str | None = None,
+) -> tuple[ClaimVerdict, bool]:
+    """One claim's proposal from the rules' and the LLM's (pure); True when the LLM decided.
+
+    ``proposal`` is the rules' proposal before ``finalize``, ``rules_verdict`` what
+    it finalizes to (what the LLM was shown).
+    """
+    flags = list(proposal.flags)
+    verdict, text = proposal.verdict, proposal.evidence or ""
     answered = sum(votes.values())
-    if injection:
-        flags.append("suspected_injection")
-    if addressed and answered == 0:
+    counted = Votes(**{v: votes.get(v, 0) for v in VERDICTS})
+    decided = False
+    if answered < quorum(samples):
         flags.append("llm_failed")
-        text += "; the LLM judge gave no usable answer, so the rules verdict stands"
-    elif addressed:
-        said = majority(votes, samples)
-        share = f"{votes[said]}/{samples}" if said in votes else f"no majority of {samples}"
+        why = f"; last error: {failure}" if failure else ""
+        text += (
+            f"; the LLM judge answered {answered} of {samples} samples (a quorum is "
+            f"{quorum(samples)}{why}), so the rules verdict stands"
+        )
+    else:
+        said = majority(votes)
+        share = f"{votes[said]}/{answered}" if said in votes else f"no majority of {answered}"
         reason = evidence.get(said, "")
         if claim.target is not None:
-            if said == rules.verdict:
+            if said == rules_verdict:
                 text += f"; the LLM judge agrees ({share})"
             else:
                 verdict = "inconclusive"
                 flags.append("judge_conflict")
                 text += f"; the LLM judge says {said} ({share}): {reason}".rstrip(": ")
         else:
-            verdict = said
+            verdict, decided = said, True
             text = f"LLM judge ({share}): {reason}".rstrip(": ") + (
                 f"; rules: {text}" if text else ""
             )
-            if "rerun_failed" in flags and verdict == "verified":
-                verdict = "inconclusive"
-            if "toy_setup" in flags and verdict in ("verified", "falsified"):
-                verdict = "toy"
-            if injection and verdict == "verified":
-                verdict = rules.verdict
-                text += "; not verified: the logbook contains text aimed at the judge"
-    if self_assessment is not None and self_assessment != verdict:
-        flags.append("self_assessment_disagrees")
-    return {
-        "claim": claim.id,
-        "verdict": verdict,
-        "evidence": text,
-        "flags": sorted(set(flags), key=FLAGS.index),
-        "votes": {v: votes.get(v, 0) for v in VERDICTS},
-    }
+    out = ClaimVerdict(claim=claim.id, verdict=verdict, evidence=text, flags=flags, votes=counted)
+    return out, decided
 
 
-# --- the client ---------------------------------------------------------------------
+# --- the judge ----------------------------------------------------------------------
 
 
 class LlmJudge:
-    """Callable used by ``judge_repo`` in ``llm`` mode: (case, rules) -> (claims, usage)."""
+    """The ``llm`` judge: rules first, then the endpoint, then ``finalize``."""
+
+    mode = "llm"
 
     def __init__(
         self,
@@ -288,97 +365,189 @@ class LlmJudge:
         *,
         max_retries: int = 4,
         timeout: float = 120.0,
-        client: Any = None,
+        breaker_threshold: int = 5,
+        max_bytes: int | None = None,
+        max_wait: float | None = None,
+        backoff: float = 0.5,
     ) -> None:
-        if client is None:
-            from openai import OpenAI
-
-            client = OpenAI(
-                base_url=settings.base_url,
-                api_key=settings.api_key or "unused",
-                max_retries=max_retries,
-                timeout=timeout,
-            )
-        self.client = client
+        if settings.base_url is None:
+            raise JudgeSetupError("the LLM judge needs a base URL (REPROAUDIT_JUDGE_BASE_URL)")
+        extra: dict[str, Any] = {}
+        if max_bytes is not None:
+            extra["max_bytes"] = max_bytes
+        if max_wait is not None:
+            extra["max_wait"] = max_wait
+        self.endpoint = Endpoint(
+            settings.base_url,
+            settings.api_key,
+            timeout=timeout,
+            max_retries=max_retries,
+            breaker_threshold=breaker_threshold,
+            backoff=backoff,
+            **extra,
+        )
         self.settings = settings
         self.samples = samples
 
-    def __call__(self, case: Case, judgements: list[Judgement]) -> tuple[list[dict], Usage]:
-        claim_ids = [c.id for c in case.paper.claims]
-        logbook_path = layout.logbook_rel(case.paper.paper.id, case.logbook.logbook.id)
-        logbook_text = case.logbook_text if case.logbook_text is not None else logbook_path
+    def config(self) -> dict[str, Any]:
+        return judge_config("llm", self.settings.model, PROMPT_VERSION, self.samples)
+
+    @property
+    def down(self) -> str | None:
+        """Why the endpoint is considered down for the rest of the run (circuit breaker)."""
+        return self.endpoint.down
+
+    def judge_case(self, case: Case, halt: Halt) -> CaseResult:
+        proposals = rules_proposals(case)
+        facts = claim_facts(case)
+        finals = [finalize(p, facts[p.claim]) for p in proposals]
+        addressed = [c for c in case.paper.claims if facts[c.id].result is not None]
+        if not addressed:  # nothing for the LLM to read
+            return CaseResult(finals, Usage(), None)
+        texts = untrusted_texts(case)
+        findings = [f for t in (field_text(case), *texts[1:]) for f in detect_intent(t)]
         usage = Usage()
+        if findings:
+            note = "intent detector: " + "; ".join(str(f) for f in findings[:3])
+            return self._ignored(case, proposals, facts, note, usage, None)
+        screen, answer = self._screen(texts, halt)
+        usage = _add(usage, answer)
+        if screen is None:
+            failure = answer.error or "the screening reply did not validate"
+            return self._failed(case, proposals, facts, finals, failure, usage)
+        if screen[0]:
+            note = f"screening request: {screen[1] or 'instructions found'}"
+            return self._ignored(case, proposals, facts, note, usage, None)
+        claim_ids = [c.id for c in case.paper.claims]
         votes: dict[str, Counter[str]] = {c: Counter() for c in claim_ids}
         evidence: dict[str, dict[str, str]] = {c: {} for c in claim_ids}
-        prompt = build_prompt(case, judgements, logbook_text)
+        prompt = build_prompt(case, finals, texts[0])
+        answered, failure = 0, None
         for _ in range(self.samples):
-            answer, used = self._sample(prompt, claim_ids)
-            usage = Usage(
-                requests=usage.requests + used.requests,
-                prompt_tokens=usage.prompt_tokens + used.prompt_tokens,
-                completion_tokens=usage.completion_tokens + used.completion_tokens,
-            )
-            for claim_id, (verdict, text) in (answer or {}).items():
+            reply, used, error = self._sample(prompt, claim_ids, halt)
+            usage = _add(usage, used)
+            if reply is None:
+                failure = error
+                continue
+            answered += 1
+            for claim_id, (verdict, text) in reply.items():
                 votes[claim_id][verdict] += 1
                 evidence[claim_id].setdefault(verdict, text)
-        injection = suspected_injection(
-            logbook_text, case.writeup, case.record.rerun.log_tail if case.record else None
-        )
-        rules = {j.claim: j for j in judgements}
+        by_id = {f.claim: f for f in finals}
         claims = []
-        for claim in case.paper.claims:
-            result = case.logbook.result(claim.id)
-            claims.append(
-                combine(
-                    claim,
-                    rules[claim.id],
-                    votes[claim.id],
-                    evidence[claim.id],
-                    self.samples,
-                    addressed=result is not None,
-                    self_assessment=result.self_assessment if result else None,
-                    injection=injection,
-                )
+        for claim, proposal in zip(case.paper.claims, proposals, strict=True):
+            if facts[claim.id].result is None:
+                claims.append(by_id[claim.id])
+                continue
+            merged, decided = merge_llm(
+                claim,
+                proposal,
+                by_id[claim.id].verdict,
+                votes[claim.id],
+                evidence[claim.id],
+                self.samples,
+                failure,
             )
-        return claims, usage
+            claims.append(finalize(merged, facts[claim.id], rules=proposal, llm_decided=decided))
+        return CaseResult(claims, usage, answered)
+
+    def _ignored(
+        self,
+        case: Case,
+        proposals: list[ClaimVerdict],
+        facts: dict[str, ClaimFacts],
+        note: str,
+        usage: Usage,
+        answered: int | None,
+    ) -> CaseResult:
+        """Suspected injection: the rules' verdicts stand, the LLM's words count for nothing."""
+        claims = []
+        for p in proposals:
+            f = facts[p.claim]
+            if f.result is not None:
+                why = f"suspected injection ({note}): the LLM judge is ignored for this logbook"
+                p = p.model_copy(update={"evidence": f"{p.evidence}; {why}".lstrip("; ")})
+            claims.append(finalize(p, ClaimFacts(f.result, f.rerun_current, injection=True)))
+        return CaseResult(claims, usage, answered)
+
+    def _failed(
+        self,
+        case: Case,
+        proposals: list[ClaimVerdict],
+        facts: dict[str, ClaimFacts],
+        finals: list[ClaimVerdict],
+        failure: str,
+        usage: Usage,
+    ) -> CaseResult:
+        """No screening answer: the LLM's votes cannot be trusted, so none are asked for."""
+        claims = []
+        for claim, proposal, final in zip(case.paper.claims, proposals, finals, strict=True):
+            if facts[claim.id].result is None:
+                claims.append(final)
+                continue
+            merged, _ = merge_llm(
+                claim, proposal, final.verdict, Counter(), {}, self.samples, failure
+            )
+            claims.append(finalize(merged, facts[claim.id]))
+        return CaseResult(claims, usage, 0)
+
+    def _body(self, prompt: Prompt, temperature: float) -> dict[str, Any]:
+        return {
+            "model": self.settings.model,
+            "messages": prompt.messages(prompt.fresh_nonce()),
+            "response_format": {"type": "json_object"},
+            "temperature": temperature,
+        }
+
+    def _screen(
+        self, texts: tuple[str | None, ...], halt: Halt
+    ) -> tuple[tuple[bool, str] | None, Answer]:
+        """The screening request, re-asked when its reply does not validate."""
+        prompt = build_screen(texts)
+        total = Answer(None, 0)
+        for _ in range(PARSE_ATTEMPTS):
+            answer = self.endpoint.complete(self._body(prompt, 0.0), halt)
+            total = _sum_answers(total, answer)
+            if answer.transport:
+                return None, total
+            try:
+                return parse_screen(answer.content), total
+            except ReplyError as exc:
+                total = _sum_answers(total, Answer(None, 0, error=answer.error or str(exc)))
+        return None, total
 
     def _sample(
-        self, prompt: Prompt, claim_ids: list[str]
-    ) -> tuple[dict[str, tuple[str, str]] | None, Usage]:
-        """One vote: up to PARSE_ATTEMPTS requests until a reply validates.
-
-        The request goes through the client's generic ``post`` (its documented way
-        to call any path) so it keeps the client's retries, backoff and
-        ``Retry-After`` handling without re-validating our messages on every call,
-        which cost more CPU than the rest of the judge together.
-        """
-        from openai import OpenAIError
-
-        requests = prompt_tokens = completion_tokens = 0
-        answer = None
+        self, prompt: Prompt, claim_ids: list[str], halt: Halt
+    ) -> tuple[dict[str, tuple[str, str]] | None, Answer, str | None]:
+        """One vote: up to PARSE_ATTEMPTS requests until a reply validates."""
+        total = Answer(None, 0)
+        error = None
         for _ in range(PARSE_ATTEMPTS):
-            body = {
-                "model": self.settings.model,
-                "messages": prompt.messages(prompt.fresh_nonce()),
-                "response_format": {"type": "json_object"},
-                "temperature": 0.7,
-            }
-            requests += 1
+            answer = self.endpoint.complete(self._body(prompt, 0.7), halt)
+            total = _sum_answers(total, answer)
+            if answer.transport:
+                return None, total, answer.error
             try:
-                raw = self.client.post("/chat/completions", body=body, cast_to=str)
-            except OpenAIError:
-                break
-            try:
-                data = json.loads(raw)
-                used = data.get("usage") or {}
-                prompt_tokens += int(used.get("prompt_tokens") or 0)
-                completion_tokens += int(used.get("completion_tokens") or 0)
-                content = data["choices"][0]["message"]["content"]
-                answer = parse_reply(content, claim_ids)
-            except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-                continue  # ReplyError is a ValueError: ask again
-            break
-        usage = Usage(
-            requests=requests, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
-        )
-        return answer, usage
+                return parse_reply(answer.content, claim_ids), total, None
+            except ReplyError as exc:
+                error = answer.error or str(exc)
+        return None, total, error
+
+
+def _sum_answers(a: Answer, b: Answer) -> Answer:
+    return Answer(
+        b.content,
+        a.attempts + b.attempts,
+        a.prompt_tokens + b.prompt_tokens,
+        a.completion_tokens + b.completion_tokens,
+        b.error,
+        b.transport,
+    )
+
+
+def _add(usage: Usage, answer: Answer) -> Usage:
+    return Usage(
+        requests=usage.requests + answer.attempts,
+        prompt_tokens=usage.prompt_tokens + answer.prompt_tokens,
+        completion_tokens=usage.completion_tokens + answer.completion_tokens,
+    )

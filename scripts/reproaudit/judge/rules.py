@@ -28,11 +28,12 @@ Pure: no files, no network, no clock. The rules are DESIGN.md's, in order:
    asymptotic claim, or leaves a gap wider than one decade across a regime of
    two decades or more is only ``toy`` (``short_horizon``), the evidence
    naming the gap. A counterexample inside the range still falsifies.
-6. ``setup: reduced`` or ``synthetic`` caps verified and falsified at ``toy``.
+6. ``setup: reduced`` or ``synthetic`` caps verified and falsified at ``toy``
+   (applied by ``judge.finalize`` to the rules' and the LLM's verdicts alike).
 7. No result: ``inconclusive`` + ``not_addressed``. Theoretical, qualitative
    and untargeted claims are ``inconclusive`` here; the LLM layer decides them.
-8. ``self_assessment_disagrees`` whenever the verdict differs from the
-   logbook's own.
+8. ``self_assessment_disagrees`` whenever the final verdict differs from the
+   logbook's own (also in ``judge.finalize``).
 
 Numbers in the evidence carry as many digits as it takes for the comparison
 shown to be visibly true (75.749 fails >= 76.25 - 0.5, not "75.75 fails").
@@ -77,14 +78,7 @@ def judge_claim(claim: Claim, result: Result | None, rerun: Rerun | None) -> Jud
     if stale:
         j.add("stale_rerun")
         j.evidence += f"; the re-run record was ignored: {stale}"
-    if result.setup in ("reduced", "synthetic"):
-        j.add("toy_setup")
-        if j.verdict in ("verified", "falsified"):
-            j.evidence += f"; capped at toy: {result.setup} setup (numbers point to {j.verdict})"
-            j.verdict = "toy"
-    if result.self_assessment is not None and result.self_assessment != j.verdict:
-        j.add("self_assessment_disagrees")
-        j.evidence += f"; the logbook assessed itself as {result.self_assessment}"
+    # the toy cap and the self-assessment check apply to every judge's verdict: finalize.py
     return j
 
 
