@@ -24,6 +24,8 @@ from ..judge.run import judge_repo, now_utc
 from ..problems import Problem, ReproauditError
 from . import render
 from .data import load_site_data
+from .plugin import SHELL_ROOT
+from .search import index_site
 
 DEFAULT_OUT = "_site"
 
@@ -41,8 +43,12 @@ def _package_dir() -> Path:
     return Path(str(resources.files("reproaudit.site")))
 
 
-def merged_config(root: Path) -> dict[str, Any]:
-    """The package's mkdocs settings with the repository's ``mkdocs.yml`` merged over them."""
+def merged_config(root: Path, site_url: str | None = None) -> dict[str, Any]:
+    """The package's mkdocs settings with the repository's ``mkdocs.yml`` merged over them.
+
+    ``site_url`` (``build --site-url``) wins over both: a fork or a preview deploys the
+    same repository at another address.
+    """
     from mkdocs.utils.yaml import yaml_load
 
     with open(_package_dir() / "mkdocs.yml", encoding="utf-8") as handle:
@@ -67,6 +73,15 @@ def merged_config(root: Path) -> dict[str, Any]:
     if "reproaudit" not in names:
         plugins = [*plugins, "reproaudit"]
     config["plugins"] = plugins
+    theme = config.setdefault("theme", {})
+    if isinstance(theme, dict) and not theme.get("custom_dir"):
+        theme["custom_dir"] = str(_package_dir() / "overrides")
+    hidden = str(config.get("not_in_nav") or "")
+    config["not_in_nav"] = hidden + f"\n/{SHELL_ROOT}/\n"
+    if site_url:
+        config["site_url"] = site_url
+    if config.get("site_url"):
+        config["site_url"] = str(config["site_url"]).rstrip("/") + "/"
     return config
 
 
@@ -100,6 +115,8 @@ def build_site(
     now: datetime | None = None,
     judge_missing: bool = True,
     strict: bool = True,
+    site_url: str | None = None,
+    search: bool = True,
 ) -> BuildReport:
     """Build the site of the repository at ``root`` into ``out`` (default ``root/_site``)."""
     from mkdocs.commands.build import build as mkdocs_build
@@ -121,10 +138,12 @@ def build_site(
         judged = len(summary.judged)
     timings["judge missing verdicts"] = time.perf_counter() - start
 
-    config_dict = merged_config(root)
+    config_dict = merged_config(root, site_url)
     only = set(papers) if papers else None
     step = time.perf_counter()
-    data = load_site_data(root, now or now_utc(), config_dict.get("site_url"), only)
+    data = load_site_data(
+        root, now or now_utc(), config_dict.get("site_url"), only, config_dict.get("repo_url")
+    )
     if only:
         unknown = sorted(only - set(data.papers))
         if unknown:
@@ -176,9 +195,13 @@ def build_site(
             raise ReproauditError(
                 Problem("invalid_value", "mkdocs.yml", None, None, f"the site build failed: {exc}")
             ) from None
+        timings["mkdocs build"] = time.perf_counter() - step
+        step = time.perf_counter()
+        if search:
+            index_site(staging)
+        timings["search index (pagefind)"] = time.perf_counter() - step
         if out.exists():
             previous = Path(tmp) / "previous"
             out.rename(previous)
         staging.rename(out)
-    timings["mkdocs build"] = time.perf_counter() - step
     return BuildReport(out, len(pages), len(outputs), judged, timings)
