@@ -326,7 +326,8 @@ def logbook_context(data: SiteData, key: Key) -> dict[str, Any]:
     code = book.code
     code_url = None
     if code is not None and code.path:
-        code_url = _github_file(data, f"logbooks/{key[0]}/{code.path}", tree=True)
+        folder = code.path.strip("/")
+        code_url = _github_file(data, f"logbooks/{key[0]}/{folder}", tree=True)
     elif code is not None and code.repo and code.commit and "github.com" in code.repo:
         code_url = f"{code.repo.rstrip('/')}/tree/{code.commit}"
     run = rerun.run if rerun else {}
