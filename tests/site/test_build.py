@@ -8,7 +8,6 @@ import json
 import re
 import shutil
 import stat
-from datetime import UTC, datetime
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -345,8 +344,8 @@ def test_every_flag_verdict_and_outcome_is_explained_for_readers(built: Path) ->
 def test_flags_show_plain_labels_with_the_code_for_screen_readers(built: Path) -> None:
     html = (built / "papers/Kp4rT9vQ2x/index.html").read_text()
     assert (
-        '<a class="ra-flag" href="../../meaning/#flag-growth_detected" title="flag growth_detected: '
-        in html
+        '<a class="ra-flag" href="../../meaning/#flag-growth_detected" '
+        'title="flag growth_detected: ' in html
     )
     assert 'grows with scale<span class="md-visually-hidden"> (flag growth_detected)</span>' in html
     assert ">growth_detected<" not in html
@@ -437,12 +436,12 @@ def test_feeds_linked_in_head_and_one_feed_per_paper(built: Path) -> None:
     paper = (built / "papers/Kp4rT9vQ2x/index.html").read_text()
     head = paper[: paper.index("</head>")]
     assert (
-        '<link rel="alternate" type="application/atom+xml" title="Audit of Example Conf 2026: new verdicts" href="../../feed.xml">'
-        in head
+        '<link rel="alternate" type="application/atom+xml" '
+        'title="Audit of Example Conf 2026: new verdicts" href="../../feed.xml">' in head
     )
     assert (
-        'title="Verdicts on Trust, Then Mark: Near-Harmonic Robustness for Learning-Augmented Paging" href="feed.xml">'
-        in head
+        'title="Verdicts on Trust, Then Mark: Near-Harmonic Robustness for '
+        'Learning-Augmented Paging" href="feed.xml">' in head
     )
     home = (built / "index.html").read_text()
     assert 'href="feed.xml"' in home[: home.index("</head>")]
@@ -506,7 +505,9 @@ def test_contributors_leaderboard_ranks_by_a_documented_score(built: Path) -> No
         "Score = 2 points per claim verified + 3 per falsification a maintainer confirmed" in html
     )
     rows = re.findall(
-        r'<td data-label="Rank" class="ra-num">(\d+)</td><td data-label="Contributor"><a href="../people/([^/]+)/">@[^<]+</a></td><td data-label="Score" class="ra-num">(\d+)</td>',
+        r'<td data-label="Rank" class="ra-num">(\d+)</td><td data-label="Contributor">'
+        r'<a href="../people/([^/]+)/">@[^<]+</a></td>'
+        r'<td data-label="Score" class="ra-num">(\d+)</td>',
         html,
     )
     assert len(rows) == 11
