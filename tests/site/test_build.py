@@ -347,7 +347,7 @@ def test_flags_show_plain_labels_with_the_code_for_screen_readers(built: Path) -
         '<a class="ra-flag" href="../../meaning/#flag-growth_detected" '
         'title="flag growth_detected: ' in html
     )
-    assert 'grows with scale<span class="md-visually-hidden"> (flag growth_detected)</span>' in html
+    assert 'grows with scale<span class="ra-sr"> (flag growth_detected)</span>' in html
     assert ">growth_detected<" not in html
 
 
@@ -436,7 +436,7 @@ def test_feeds_linked_in_head_and_one_feed_per_paper(built: Path) -> None:
     paper = (built / "papers/Kp4rT9vQ2x/index.html").read_text()
     head = paper[: paper.index("</head>")]
     assert (
-        '<link rel="alternate" type="application/atom+xml" '
+        '<link rel="alternate feed" type="application/atom+xml" '
         'title="Audit of Example Conf 2026: new verdicts" href="../../feed.xml">' in head
     )
     assert (

@@ -38,7 +38,7 @@ FEED_MARK = "RA-SHELL-FEED-0b1c"
 # and every generated page brings its own.
 CONTENT_MARK = "<!--RA-SHELL-CONTENT-0b1c <h1 -->"
 FEED_LINK = re.compile(
-    r'<link rel="alternate" type="application/atom\+xml" title="([^"]*)" '
+    r'<link rel="alternate feed" type="application/atom\+xml" title="([^"]*)" '
     r'href="RA-SHELL-FEED-0b1c[^"]*">\s*'
 )
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -154,7 +154,7 @@ def fill_shell(shell: str, page: Page, url: str) -> str:
         title = html.escape(page.feed_title or page.title, quote=True)
         text = FEED_LINK.sub(
             lambda _: (
-                f'<link rel="alternate" type="application/atom+xml" title="{title}" '
+                f'<link rel="alternate feed" type="application/atom+xml" title="{title}" '
                 f'href="{feed}">\n'
             ),
             text,

@@ -415,7 +415,10 @@ def _svg(fig: Any) -> bytes:
     fig.tight_layout()
     fig.savefig(buffer, format="svg", metadata={"Date": None}, facecolor="white")
     plt.close(fig)
-    return buffer.getvalue().encode("utf-8")
+    # matplotlib sizes the SVG in pt (1.33 px each); in px, its 12-unit text is 12 px on screen
+    svg = re.sub(r'(<svg[^>]*?(?:width|height)="[\d.]+)pt"', r'\1"', buffer.getvalue(), count=1)
+    svg = re.sub(r'(<svg[^>]*?(?:width|height)="[\d.]+)pt"', r'\1"', svg, count=1)
+    return svg.encode("utf-8")
 
 
 def buckets_chart(data: SiteData) -> bytes:
