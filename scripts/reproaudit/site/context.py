@@ -547,10 +547,16 @@ def contributors_context(data: SiteData) -> list[dict[str, Any]]:
     return out
 
 
-def person_context(data: SiteData, person: dict[str, Any]) -> dict[str, Any]:
-    """One contributor's logbooks, newest first, with their verdicts per claim."""
-    who = person["github"].lower()
-    keys = [k for k, b in data.logbooks.items() if b.logbook.contributor.github.lower() == who]
+def logbooks_by_person(data: SiteData) -> dict[str, list[Key]]:
+    """Logbook keys per contributor (lower-case handle)."""
+    out: dict[str, list[Key]] = defaultdict(list)
+    for key, book in data.logbooks.items():
+        out[book.logbook.contributor.github.lower()].append(key)
+    return out
+
+
+def person_context(data: SiteData, person: dict[str, Any], keys: list[Key]) -> dict[str, Any]:
+    """One contributor's logbooks (``keys``), newest first, with their verdicts per claim."""
     return {"person": person, "logbooks": _logbook_rows(data, keys)}
 
 

@@ -283,9 +283,10 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
         first_direct=True,
         f=falsified,
     )
+    keys_of = ctx.logbooks_by_person(data)
     for person in people:
         src = person["url"] + "index.md"
-        pctx = ctx.person_context(data, person)
+        pctx = ctx.person_context(data, person, keys_of[person["github"].lower()])
         out.append(
             Page(
                 src,
