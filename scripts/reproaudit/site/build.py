@@ -198,7 +198,8 @@ def build_site(
         timings["mkdocs build"] = time.perf_counter() - step
         step = time.perf_counter()
         if search:
-            index_site(staging)
+            records = render.search_records(data)
+            index_site(staging, records, plugin.searchable)
         timings["search index (pagefind)"] = time.perf_counter() - step
         if out.exists():
             previous = Path(tmp) / "previous"

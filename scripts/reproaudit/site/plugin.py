@@ -61,10 +61,12 @@ class ReproauditPlugin(BasePlugin):
         super().__init__()
         self.pages: dict[str, Page] = {}
         self.outputs: dict[str, bytes] = {}
+        self.searchable: list[str] = []  # built pages (site paths) that Pagefind reads as HTML
 
     def feed(self, pages: list[Page], outputs: dict[str, bytes]) -> None:
         self.pages = {p.src_uri: p for p in pages}
         self.outputs = outputs
+        self.searchable = []
 
     def _shells(self) -> dict[str, int]:
         depths = {depth_of(page_url(p.src_uri)) for p in self.pages.values() if p.shell}
@@ -120,6 +122,8 @@ class ReproauditPlugin(BasePlugin):
         if not page.file.generated_by:
             # hand-written pages are searchable; generated ones mark their own searchable part
             output = output.replace(_ARTICLE, _ARTICLE[:-1] + " data-pagefind-body>", 1)
+        if "data-pagefind-body" in output:
+            self.searchable.append(page.file.dest_uri)
         return output
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:

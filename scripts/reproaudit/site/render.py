@@ -10,7 +10,6 @@ write-ups are rendered by markdown-it with raw HTML disabled.
 from __future__ import annotations
 
 import json
-import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -78,6 +77,7 @@ def number(value: int | float) -> str:
 def _env() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("reproaudit.site", "templates"),
+        auto_reload=False,  # templates do not change during a build: no stat per page
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -91,6 +91,8 @@ def _env() -> jinja2.Environment:
         MARKERS=words.MARKERS,
         MEANING=words.MEANING_URL,
         flag_label=words.flag_label,
+        u=_u,
+        absolute=_absolute_url,
         PAGE_SIZE=PAGE_SIZE,
         CHART_W=CHART_SIZE[0] * 72,
         CHART_H=CHART_SIZE[1] * 72,
@@ -107,17 +109,30 @@ def page_url(src_uri: str) -> str:
 
 
 def relative(from_url: str, to: str) -> str:
-    """A link from the page at ``from_url`` to the site path ``to``."""
-    base = "/" + from_url
-    target = "/" + to
-    link = posixpath.relpath(target, base if base.endswith("/") else posixpath.dirname(base))
-    if to.endswith("/") and not link.endswith("/"):
-        link += "/"
-    return link
+    """A link from the page at ``from_url`` (a directory URL) to the site path ``to``.
+
+    String work only: posixpath.relpath costs ten times more, and a large site makes
+    hundreds of thousands of links.
+    """
+    here = from_url.split("/")[:-1]  # the directories of the page
+    there = to.split("/")
+    common = 0
+    while common < len(here) and common < len(there) - 1 and here[common] == there[common]:
+        common += 1
+    link = "../" * (len(here) - common) + "/".join(there[common:])
+    return link or "./"
 
 
-def _linker(from_url: str) -> Callable[[str], str]:
-    return lambda to: relative(from_url, to)
+_here = {"url": "", "site": ""}  # the page being rendered and the site's address
+
+
+def _u(to: str) -> str:
+    """Templates' link helper: from the page being rendered to a site path."""
+    return relative(_here["url"], to)
+
+
+def _absolute_url(path: str) -> str:
+    return f"{_here['site']}/{path}" if _here["site"] else f"/{path}"
 
 
 def _absolute(data: SiteData) -> Callable[[str], str]:
@@ -126,8 +141,11 @@ def _absolute(data: SiteData) -> Callable[[str], str]:
 
 
 def render(template: str, src_uri: str, data: SiteData, **values: Any) -> str:
-    url = page_url(src_uri)
-    return _env().get_template(template).render(u=_linker(url), absolute=_absolute(data), **values)
+    # the link helpers are globals, not per-page variables, so templates import the macros
+    # without context and jinja evaluates them once, not once per page
+    _here["url"] = page_url(src_uri)
+    _here["site"] = (data.site_url or "").rstrip("/")
+    return _env().get_template(template).render(**values)
 
 
 @cache
@@ -337,6 +355,10 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
             )
         )
     return out
+
+
+def search_records(data: SiteData) -> list[Any]:
+    return ctx.search_records(data, ctx.contributors_context(data))
 
 
 # --- files beside the pages -----------------------------------------------------------
