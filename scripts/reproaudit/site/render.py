@@ -25,6 +25,7 @@ from markupsafe import Markup
 from ..export import COLUMNS, export_frame
 from . import context as ctx
 from . import words
+from .chips import Chips
 from .data import SiteData
 
 BUCKET_COLOURS = {
@@ -93,6 +94,7 @@ def _env() -> jinja2.Environment:
         flag_label=words.flag_label,
         u=_u,
         absolute=_absolute_url,
+        chip=Chips(_u),
         PAGE_SIZE=PAGE_SIZE,
         CHART_W=CHART_SIZE[0] * 72,
         CHART_H=CHART_SIZE[1] * 72,
