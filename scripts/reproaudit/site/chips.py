@@ -45,7 +45,8 @@ class Chips:
         title = words.VERDICTS.get(v, (v, v))[1]
         return Markup(
             f'<a class="ra-chip ra-chip--{escape(v)}" '
-            f'href="{self._meaning("verdict-" + escape(v))}" title="{escape(title)}">{escape(v)}</a>'
+            f'href="{self._meaning("verdict-" + escape(v))}" title="{escape(title)}">'
+            f"{escape(v)}</a>"
         )
 
     def flags(self, items: list[str]) -> Markup:
