@@ -116,7 +116,7 @@ class ReproauditPlugin(BasePlugin):
         if page.file.src_uri.startswith(SHELL_ROOT + "/"):
             return CONTENT_MARK
         generated = self.pages.get(page.file.src_uri)
-        return generated.html if generated is not None else html_text
+        return generated.content() if generated is not None else html_text
 
     def on_post_page(self, output: str, *, page: MkPage, config: MkDocsConfig) -> str:
         if not page.file.generated_by:
@@ -166,7 +166,7 @@ def fill_shell(shell: str, page: Page, url: str) -> str:
         )
     else:
         text = FEED_LINK.sub("", text, count=1)
-    return text.replace(CONTENT_MARK, page.html).replace(shell_url, url)
+    return text.replace(CONTENT_MARK, page.content()).replace(shell_url, url)
 
 
 def _extend_sitemap(site: Path, site_url: str | None, urls: list[str]) -> None:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cache
+from functools import cache, partial
 from io import StringIO
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -52,17 +52,22 @@ class Page:
 
     ``shell`` pages (the thousands of papers, logbooks, lists) are filled into the shell
     page of their URL depth instead of going through mkdocs one by one; ``feed`` is the
-    site path of the page's own Atom feed; ``wide`` hides the side navigation.
+    site path of the page's own Atom feed; ``wide`` hides the side navigation. ``html``
+    may be a function that renders it: paper, logbook and contributor pages are rendered
+    when they are written, so a large site never holds all their HTML at once.
     """
 
     src_uri: str
     title: str
-    html: str
+    html: str | Callable[[], str]
     description: str = ""
     feed: str | None = None
     feed_title: str | None = None
     shell: bool = False
     wide: bool = False
+
+    def content(self) -> str:
+        return self.html if isinstance(self.html, str) else self.html()
 
 
 CHART_SIZE = (4.5, 3.0)  # inches at 72 user units each: the SVG's text stays >= 12 px
@@ -306,12 +311,11 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
     keys_of = ctx.logbooks_by_person(data)
     for person in people:
         src = person["url"] + "index.md"
-        pctx = ctx.person_context(data, person, keys_of[person["github"].lower()])
         out.append(
             Page(
                 src,
                 f"@{person['github']}",
-                _searchable(render("person.html", src, data, c=pctx)),
+                partial(_person_html, data, src, person, keys_of[person["github"].lower()]),
                 description=f"@{person['github']}: {person['logbooks']} logbooks, "
                 f"score {person['score']}, rank {person['rank']}.",
                 shell=True,
@@ -321,15 +325,15 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
         if only is not None and paper_id not in only:
             continue
         src = f"papers/{paper_id}/index.md"
-        pctx = ctx.paper_context(data, paper_id)
         meta = data.papers[paper_id].paper
         out.append(
             Page(
                 src,
                 meta.title,
-                _searchable(render("paper.html", src, data, p=pctx)),
-                description=f"{meta.title} ({meta.venue}): {pctx['bucket_label']}; "
-                f"{len(pctx['claims'])} claims, {len(pctx['logbooks'])} logbooks.",
+                partial(_paper_html, data, src, paper_id),
+                description=f"{meta.title} ({meta.venue}): {ctx.outcome_text(data, paper_id)}; "
+                f"{len(data.papers[paper_id].claims)} claims, "
+                f"{len(data.logbooks_of(paper_id))} logbooks.",
                 feed=ctx.paper_feed_path(paper_id),
                 feed_title=f"Verdicts on {meta.title}",
                 shell=True,
@@ -340,14 +344,12 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
         if only is not None and key[0] not in only:
             continue
         src = f"papers/{key[0]}/{key[1]}.md"
-        lctx = ctx.logbook_context(data, key)
-        writeup = writeup_html(lctx["writeup"]) if lctx["writeup"] else ""
         title = data.papers[key[0]].paper.title
         out.append(
             Page(
                 src,
                 f"Logbook {key[1]}",
-                render("logbook.html", src, data, l=lctx, writeup_html=writeup),
+                partial(_logbook_html, data, src, key),
                 description=f"Logbook {key[1]} by @{data.logbooks[key].logbook.contributor.github}"
                 f", a reproduction of {title}.",
                 feed=ctx.paper_feed_path(key[0]),
@@ -357,6 +359,20 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
             )
         )
     return out
+
+
+def _person_html(data: SiteData, src: str, person: dict, keys: list) -> str:
+    return _searchable(render("person.html", src, data, c=ctx.person_context(data, person, keys)))
+
+
+def _paper_html(data: SiteData, src: str, paper_id: str) -> str:
+    return _searchable(render("paper.html", src, data, p=ctx.paper_context(data, paper_id)))
+
+
+def _logbook_html(data: SiteData, src: str, key: tuple[str, str]) -> str:
+    lctx = ctx.logbook_context(data, key)
+    writeup = writeup_html(lctx["writeup"]) if lctx["writeup"] else ""
+    return render("logbook.html", src, data, l=lctx, writeup_html=writeup)
 
 
 def search_records(data: SiteData) -> list[Any]:
