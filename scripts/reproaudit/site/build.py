@@ -25,7 +25,7 @@ from ..problems import Problem, ReproauditError
 from . import render
 from .data import load_site_data
 from .plugin import SHELL_ROOT
-from .search import index_site
+from .search import SearchIndex, markdown_records
 
 DEFAULT_OUT = "_site"
 
@@ -119,10 +119,6 @@ def build_site(
     search: bool = True,
 ) -> BuildReport:
     """Build the site of the repository at ``root`` into ``out`` (default ``root/_site``)."""
-    from mkdocs.commands.build import build as mkdocs_build
-    from mkdocs.config.defaults import MkDocsConfig
-    from mkdocs.exceptions import Abort, MkDocsException
-
     root = Path(root).resolve()
     out = Path(out).resolve() if out else root / DEFAULT_OUT
     timings: dict[str, float] = {}
@@ -158,6 +154,50 @@ def build_site(
             )
     timings["load and fold"] = time.perf_counter() - step
 
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".reproaudit-build-", dir=out.parent) as tmp:
+        docs = Path(tmp) / "docs"
+        staging = Path(tmp) / "site"
+        _stage_docs(root, docs)
+        step = time.perf_counter()
+        index = None
+        if search:  # Pagefind works in the background while the site renders
+            records = render.search_records(data) + markdown_records(docs, render.page_url)
+            index = SearchIndex(Path(tmp), records)
+        timings["search index (start)"] = time.perf_counter() - step
+        try:
+            pages, outputs = _render_and_build(
+                root, data, config_dict, docs, staging, only, strict, timings
+            )
+            step = time.perf_counter()
+            if index is not None:
+                index.finish(staging)
+            timings["search index (wait)"] = time.perf_counter() - step
+        finally:
+            if index is not None:
+                index.cancel()
+        if out.exists():
+            previous = Path(tmp) / "previous"
+            out.rename(previous)
+        staging.rename(out)
+    return BuildReport(out, len(pages), len(outputs), judged, timings)
+
+
+def _render_and_build(
+    root: Path,
+    data: Any,
+    config_dict: dict[str, Any],
+    docs: Path,
+    staging: Path,
+    only: set[str] | None,
+    strict: bool,
+    timings: dict[str, float],
+) -> tuple[list, dict]:
+    """Render the generated pages and files, then run mkdocs-material over them."""
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.exceptions import Abort, MkDocsException
+
     step = time.perf_counter()
     site_name = str(config_dict.get("site_name") or "reproaudit")
     if only:
@@ -167,42 +207,28 @@ def build_site(
     timings["render pages and files"] = time.perf_counter() - step
 
     step = time.perf_counter()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".reproaudit-build-", dir=out.parent) as tmp:
-        docs = Path(tmp) / "docs"
-        staging = Path(tmp) / "site"
-        _stage_docs(root, docs)
-        # generated pages link to each other as directory URLs (papers/<id>/)
-        config_dict.update(
-            docs_dir=str(docs), site_dir=str(staging), strict=strict, use_directory_urls=True
-        )
-        config = MkDocsConfig(config_file_path=str(root / "mkdocs.yml"))
-        config.load_dict(config_dict)
-        errors, warnings = config.validate()
-        if errors or (strict and warnings):
-            problems = [
-                Problem("invalid_value", "mkdocs.yml", None, name, str(message))
-                for name, message in [*errors, *warnings]
-            ]
-            raise ReproauditError(problems)
-        plugin = config.plugins["reproaudit"]
-        plugin.feed(pages, outputs)
-        os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-        logging.getLogger("mkdocs").setLevel(logging.WARNING)
-        try:
-            mkdocs_build(config)
-        except (Abort, MkDocsException) as exc:
-            raise ReproauditError(
-                Problem("invalid_value", "mkdocs.yml", None, None, f"the site build failed: {exc}")
-            ) from None
-        timings["mkdocs build"] = time.perf_counter() - step
-        step = time.perf_counter()
-        if search:
-            records = render.search_records(data)
-            index_site(staging, records, plugin.searchable)
-        timings["search index (pagefind)"] = time.perf_counter() - step
-        if out.exists():
-            previous = Path(tmp) / "previous"
-            out.rename(previous)
-        staging.rename(out)
-    return BuildReport(out, len(pages), len(outputs), judged, timings)
+    # generated pages link to each other as directory URLs (papers/<id>/)
+    config_dict.update(
+        docs_dir=str(docs), site_dir=str(staging), strict=strict, use_directory_urls=True
+    )
+    config = MkDocsConfig(config_file_path=str(root / "mkdocs.yml"))
+    config.load_dict(config_dict)
+    errors, warnings = config.validate()
+    if errors or (strict and warnings):
+        problems = [
+            Problem("invalid_value", "mkdocs.yml", None, name, str(message))
+            for name, message in [*errors, *warnings]
+        ]
+        raise ReproauditError(problems)
+    plugin = config.plugins["reproaudit"]
+    plugin.feed(pages, outputs)
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    logging.getLogger("mkdocs").setLevel(logging.WARNING)
+    try:
+        mkdocs_build(config)
+    except (Abort, MkDocsException) as exc:
+        raise ReproauditError(
+            Problem("invalid_value", "mkdocs.yml", None, None, f"the site build failed: {exc}")
+        ) from None
+    timings["mkdocs build (and paper pages)"] = time.perf_counter() - step
+    return pages, outputs

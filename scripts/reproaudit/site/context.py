@@ -498,6 +498,12 @@ SCORE_TEXT = (
 
 def contributors_context(data: SiteData) -> list[dict[str, Any]]:
     """Every contributor with credit, score and rank (handles compared case-insensitively)."""
+    if "contributors" not in data.memo:
+        data.memo["contributors"] = _contributors(data)
+    return data.memo["contributors"]
+
+
+def _contributors(data: SiteData) -> list[dict[str, Any]]:
     books: Counter = Counter()
     papers: dict[str, set[str]] = defaultdict(set)
     shown: dict[str, tuple[str, str]] = {}  # lower handle -> (latest judged, handle as written)

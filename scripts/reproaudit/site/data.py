@@ -106,6 +106,7 @@ class SiteData:
     commit: str | None = None  # the commit the site is built from, for links to files
     reruns: dict[Key, Rerun] = field(default_factory=dict)  # stored re-run records
     pull_requests: dict[Key, str] = field(default_factory=dict)  # logbook -> its PR URL
+    memo: dict[str, Any] = field(default_factory=dict)  # contexts several pages share
     # per-paper indexes, built once: pages would otherwise scan the whole corpus each
     _logbooks_by_paper: dict[str, list[Key]] = field(default_factory=dict)
     _rows_by_paper: dict[str, list[Any]] = field(default_factory=dict)

@@ -42,7 +42,6 @@ FEED_LINK = re.compile(
     r'href="RA-SHELL-FEED-0b1c[^"]*">\s*'
 )
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
-_ARTICLE = '<article class="md-content__inner md-typeset">'
 
 
 def shell_src(depth: int) -> str:
@@ -61,12 +60,10 @@ class ReproauditPlugin(BasePlugin):
         super().__init__()
         self.pages: dict[str, Page] = {}
         self.outputs: dict[str, bytes] = {}
-        self.searchable: list[str] = []  # built pages (site paths) that Pagefind reads as HTML
 
     def feed(self, pages: list[Page], outputs: dict[str, bytes]) -> None:
         self.pages = {p.src_uri: p for p in pages}
         self.outputs = outputs
-        self.searchable = []
 
     def _shells(self) -> dict[str, int]:
         depths = {depth_of(page_url(p.src_uri)) for p in self.pages.values() if p.shell}
@@ -117,14 +114,6 @@ class ReproauditPlugin(BasePlugin):
             return CONTENT_MARK
         generated = self.pages.get(page.file.src_uri)
         return generated.content() if generated is not None else html_text
-
-    def on_post_page(self, output: str, *, page: MkPage, config: MkDocsConfig) -> str:
-        if not page.file.generated_by:
-            # hand-written pages are searchable; generated ones mark their own searchable part
-            output = output.replace(_ARTICLE, _ARTICLE[:-1] + " data-pagefind-body>", 1)
-        if "data-pagefind-body" in output:
-            self.searchable.append(page.file.dest_uri)
-        return output
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         site = Path(config.site_dir)

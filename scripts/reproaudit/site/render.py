@@ -179,10 +179,6 @@ def writeup_html(text: str) -> Markup:
     return Markup(html)
 
 
-def _searchable(html: str) -> str:
-    return f"<div data-pagefind-body>{html}</div>"
-
-
 def _paged(
     base: str,
     title: str,
@@ -220,7 +216,7 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
     """Every generated page; ``only`` limits paper and logbook pages to some papers."""
     home = ctx.home_context(data)
     lists = ctx.browse_lists(data)
-    people = ctx.contributors_context(data)
+    people = ctx.contributors_context(data)  # memoised: the search records use it too
     falsified = ctx.falsifications_context(data)
     out = [
         Page(
@@ -261,7 +257,7 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
         Page(
             "meaning.md",
             "What the verdicts mean",
-            _searchable(render("meaning.html", "meaning.md", data)),
+            render("meaning.html", "meaning.md", data),
             description="Outcomes, verdicts, flags and markers explained in plain words.",
         ),
         Page(
@@ -362,11 +358,11 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
 
 
 def _person_html(data: SiteData, src: str, person: dict, keys: list) -> str:
-    return _searchable(render("person.html", src, data, c=ctx.person_context(data, person, keys)))
+    return render("person.html", src, data, c=ctx.person_context(data, person, keys))
 
 
 def _paper_html(data: SiteData, src: str, paper_id: str) -> str:
-    return _searchable(render("paper.html", src, data, p=ctx.paper_context(data, paper_id)))
+    return render("paper.html", src, data, p=ctx.paper_context(data, paper_id))
 
 
 def _logbook_html(data: SiteData, src: str, key: tuple[str, str]) -> str:
@@ -376,7 +372,16 @@ def _logbook_html(data: SiteData, src: str, key: tuple[str, str]) -> str:
 
 
 def search_records(data: SiteData) -> list[Any]:
-    return ctx.search_records(data, ctx.contributors_context(data))
+    """Search stand-ins for papers, contributors and the page of meanings."""
+    from .search import Record
+
+    meaning = " ".join(
+        f"{label}: {text}"
+        for table in (words.OUTCOMES, words.VERDICTS, words.FLAGS, words.MARKERS)
+        for label, text in table.values()
+    )
+    extra = [Record(words.MEANING_URL, "What the verdicts mean", meaning, "page")]
+    return ctx.search_records(data, ctx.contributors_context(data)) + extra
 
 
 # --- files beside the pages -----------------------------------------------------------
