@@ -22,19 +22,17 @@ class Chips:
         self.link = link
 
     def _meaning(self, anchor: str) -> str:
-        return f"{escape(self.link(words.MEANING_URL))}#{anchor}"
+        return f"{self.link(words.MEANING_URL)}#{anchor}"  # site paths need no escaping
 
     def verdict(self, v: str | None, review: str | None = None, state: str | None = None) -> Markup:
         if not v:
             out = '<span class="ra-chip ra-chip--none">no verdict</span>'
         else:
-            title = words.VERDICTS.get(v, (v, v))[1]
             review_class = " ra-chip--review" if state == "under_review" else ""
             text = "falsified, under review" if state == "under_review" else v
             out = (
                 f'<a class="ra-chip ra-chip--{escape(v)}{review_class}" '
-                f'href="{self._meaning("verdict-" + escape(v))}" title="{escape(title)}">'
-                f"{escape(text)}</a>"
+                f'href="{self._meaning("verdict-" + escape(v))}">{escape(text)}</a>'
             )
         if review:
             word = "confirmed" if review == "confirm" else "rejected"
@@ -42,21 +40,18 @@ class Chips:
         return Markup(out)
 
     def fold(self, v: str) -> Markup:
-        title = words.VERDICTS.get(v, (v, v))[1]
         return Markup(
             f'<a class="ra-chip ra-chip--{escape(v)}" '
-            f'href="{self._meaning("verdict-" + escape(v))}" title="{escape(title)}">'
-            f"{escape(v)}</a>"
+            f'href="{self._meaning("verdict-" + escape(v))}">{escape(v)}</a>'
         )
 
     def flags(self, items: list[str]) -> Markup:
         out = []
         for f in items:
             code = escape(f)
-            explain = escape(words.FLAGS.get(f, ("", ""))[1])
             out.append(
                 f' <a class="ra-flag" href="{self._meaning("flag-" + code)}" '
-                f'title="flag {code}: {explain}">{escape(words.flag_label(f))}'
+                f'title="flag {code}">{escape(words.flag_label(f))}'
                 f'<span class="ra-sr"> (flag {code})</span></a>'
             )
         return Markup("".join(out))
