@@ -132,8 +132,14 @@ class ReproauditPlugin(BasePlugin):
             out = site / url / "index.html"
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(fill_shell(shells[depth_of(url)], page, url), encoding="utf-8")
+        made: set[Path] = set()
         for rel, data in self.outputs.items():
-            atomic_write(site / rel, data)
+            # plain writes: the whole build folder replaces the site in one rename at the end
+            target = site / rel
+            if target.parent not in made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.add(target.parent)
+            target.write_bytes(data)
         _extend_sitemap(site, config.site_url, urls)
 
 
