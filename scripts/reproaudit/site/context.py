@@ -741,8 +741,8 @@ def search_records(data: SiteData, people: list[dict[str, Any]]) -> list[Any]:
         authors = ", ".join(a.name for a in meta.authors)
         handles = " ".join(f"@{a.github}" for a in meta.authors if a.github)
         claims = " ".join(f"{c.id}: {c.statement}" for c in paper.claims)
-        text = (
-            f"{meta.title}. {authors} {handles}. {paper_id}, {meta.venue}"
+        text = (  # the title is the stand-in's heading: not repeated in the excerpt
+            f"{authors} {handles}. {paper_id}, {meta.venue}"
             f"{', ' + meta.tags.area if meta.tags.area else ''}. "
             f"Outcome: {outcome_text(data, paper_id)}. {claims}"
         )
