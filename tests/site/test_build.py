@@ -435,6 +435,16 @@ def test_site_url_option_wins_over_mkdocs_yml(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     paper = (tmp_path / "o/papers/Kp4rT9vQ2x/index.html").read_text()
     assert "https://fork.example.net/preview/badges/Kp4rT9vQ2x.svg" in paper
+    assert "they work only on this site's own domain" not in paper
+
+
+def test_without_site_url_the_badge_snippet_says_how_to_fix_it(tmp_path: Path) -> None:
+    repo = example_repo(tmp_path)
+    (repo / "mkdocs.yml").write_text("site_name: No address yet\n")
+    out = build_site(repo, tmp_path / "o", papers=["Kp4rT9vQ2x"], now=NOW, search=False).out
+    text = text_of(out / "papers/Kp4rT9vQ2x/index.html")
+    assert "[![reproaudit: Falsified, under review](/badges/Kp4rT9vQ2x.svg)]" in text
+    assert "they work only on this site's own domain, not in a README" in text
 
 
 def test_feeds_linked_in_head_and_one_feed_per_paper(built: Path) -> None:
