@@ -135,6 +135,18 @@ def test_papers_index_filters_sorts_and_searches(page: object, site_url: str) ->
     assert page.locator("#ra-more").is_hidden()  # nothing hidden, no "Show more"
 
 
+def test_the_papers_index_does_not_jump_while_it_loads(page: object, site_url: str) -> None:
+    page.add_init_script(
+        "window.__shift = 0; new PerformanceObserver(list => { for (const e of "
+        "list.getEntries()) if (!e.hadRecentInput) window.__shift += e.value; })"
+        ".observe({type: 'layout-shift', buffered: true});"
+    )
+    page.goto(site_url + "papers/")
+    page.locator("#ra-count").filter(has_text="7 of 7 papers").wait_for()
+    page.wait_for_timeout(300)
+    assert page.evaluate("window.__shift") < 0.1  # cumulative layout shift, "good" below 0.1
+
+
 def test_query_string_preselects_filters(page: object, site_url: str) -> None:
     page.goto(site_url + "papers/?bucket=untested&sort=logbooks")
     page.locator("#ra-count").filter(has_text="1 of 7 papers").wait_for()

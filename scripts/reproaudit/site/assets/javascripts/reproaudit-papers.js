@@ -6,6 +6,7 @@
   "use strict";
   var form = document.getElementById("ra-papers-form");
   if (!form) return;
+  form.hidden = false;  // shown before the first paint: the page does not jump when it loads
   var PAGE = 100;
   var body = document.querySelector("#ra-papers tbody");
   var count = document.getElementById("ra-count");
@@ -97,7 +98,6 @@
     var params = new URLSearchParams(location.search);
     KEYS.forEach(function (k) { if (params.get(k)) form.elements[k].value = params.get(k); });
     if (params.get("spotlight")) form.elements.spotlight.checked = true;
-    form.hidden = false;
     render();
   }).catch(function (e) { count.textContent = "Could not load the papers index (" + e.message + "); the lists above still reach every paper."; });
 
