@@ -241,12 +241,24 @@ def stats(as_json: bool, strict: bool, repo: Path) -> None:
     metavar="P",
     help="Build only this paper's pages (and what they link to); repeatable.",
 )
+@click.option(
+    "--site-url",
+    metavar="URL",
+    help="Where the site is published (absolute links in badges, feeds, sitemap) "
+    "[default: site_url in mkdocs.yml].",
+)
 @click.option("--serve", is_flag=True, help="Then serve the site on http://127.0.0.1:8000/.")
 @click.option("--port", type=int, default=8000, show_default=True)
 @strict_option
 @repo_option
 def build(
-    out: Path | None, papers: tuple[str, ...], serve: bool, port: int, strict: bool, repo: Path
+    out: Path | None,
+    papers: tuple[str, ...],
+    site_url: str | None,
+    serve: bool,
+    port: int,
+    strict: bool,
+    repo: Path,
 ) -> None:
     """Build the public site with mkdocs-material (strict).
 
@@ -257,7 +269,7 @@ def build(
 
     _corpus_gate(repo, strict)
     try:
-        report = build_site(repo, out, papers=list(papers) or None)
+        report = build_site(repo, out, papers=list(papers) or None, site_url=site_url)
     except ReproauditError as exc:
         _fail(exc)
     times = ", ".join(f"{name} {sec:.1f} s" for name, sec in report.seconds.items())

@@ -7,6 +7,20 @@ import tempfile
 from pathlib import Path
 
 
+def current_umask() -> int:
+    """The process umask, read without changing it where Linux allows (threads stay safe)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)  # elsewhere the only way to read it is to set it
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path: Path, data: str | bytes, *, overwrite: bool = True) -> None:
     """Write ``data`` to a temporary file beside ``path``, then rename it into place.
 
@@ -20,6 +34,8 @@ def atomic_write(path: Path, data: str | bytes, *, overwrite: bool = True) -> No
     raw = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        # mkstemp makes the file 0600; a web server running as another user must read it
+        os.fchmod(fd, 0o666 & ~current_umask())
         with os.fdopen(fd, "wb") as handle:
             handle.write(raw)
             handle.flush()

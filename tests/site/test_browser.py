@@ -1,20 +1,20 @@
-"""The built site in headless Chromium: the papers index works, nothing leaves the
-machine, and axe-core finds no serious or critical accessibility violation."""
+"""The built site in headless Chromium, as readers use it: find a paper from any page,
+browse every paper with JavaScript off, read it on a phone, in the dark, and nothing
+leaves the machine. axe-core finds no serious or critical violation on any page type,
+light and dark, at 1366 and 390 px."""
 
 from __future__ import annotations
 
 import functools
+import re
 import shutil
 import threading
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urljoin, urlparse
 
 import pytest
-
-from reproaudit.site.build import build_site
-from tests.site.test_build import example_repo
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(
@@ -29,22 +29,46 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+# one page of each type
+PAGE_TYPES = {
+    "home": "",
+    "papers": "papers/",
+    "list": "browse/outcome/contested/",
+    "paper": "papers/Hq3VbX0tLs/",
+    "logbook": "papers/Kp4rT9vQ2x/carol-paging-1/",
+    "contributors": "contributors/",
+    "contributor": "people/carol-lin/",
+    "falsifications": "falsifications/",
+    "meaning": "meaning/",
+    "search": "search/?q=paging",
+    "downloads": "downloads/",
+    "handwritten": "verdicts-and-flags/",
+    "not-found": "404.html",
+}
+DESKTOP = {"width": 1366, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+PREFIX = "/conf2026"  # the fixture's site_url path: served as a GitHub Pages project site
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         pass
 
+    def translate_path(self, path: str) -> str:
+        if not path.startswith(PREFIX + "/"):
+            return str(Path(self.directory) / "no-such-file")
+        return super().translate_path(path[len(PREFIX) :])
+
 
 @pytest.fixture(scope="module")
-def site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    repo = example_repo(tmp_path_factory.mktemp("browser"))
-    out = build_site(repo, repo / "_site", now=datetime(2026, 12, 1, tzinfo=UTC)).out
-    handler = functools.partial(QuietHandler, directory=str(out))
+def site_url(built: Path) -> Iterator[str]:
+    handler = functools.partial(QuietHandler, directory=str(built))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    yield f"http://127.0.0.1:{server.server_address[1]}{PREFIX}/"
     server.shutdown()
     server.server_close()
 
@@ -59,17 +83,25 @@ def browser() -> Iterator[object]:
         chromium.close()
 
 
-@pytest.fixture
-def page(browser: object, site_url: str) -> Iterator[object]:
-    context = browser.new_context()
-    page = context.new_page()
+def _watch(page: object) -> object:
     page.requests_seen = []
     page.errors = []
     page.on("request", lambda request: page.requests_seen.append(request.url))
     page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    yield page
+    return page
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    context = browser.new_context(viewport=DESKTOP)
+    yield _watch(context.new_page())
     context.close()
+
+
+@pytest.fixture(scope="module", params=["light", "dark"])
+def scheme(request: pytest.FixtureRequest) -> str:
+    return request.param
 
 
 def test_papers_index_filters_sorts_and_searches(page: object, site_url: str) -> None:
@@ -79,6 +111,7 @@ def test_papers_index_filters_sorts_and_searches(page: object, site_url: str) ->
     assert page.locator("#ra-papers tbody tr").count() == 7
     page.fill("#ra-q", "paging")
     count.filter(has_text="1 of 7 papers").wait_for()
+    assert urlparse(page.url).query == "q=paging"  # filters live in the URL
     link = page.locator("#ra-papers tbody a").first
     assert link.inner_text().startswith("Trust, Then Mark")
     link.click()
@@ -88,32 +121,159 @@ def test_papers_index_filters_sorts_and_searches(page: object, site_url: str) ->
     page.fill("#ra-q", "")
     page.select_option("#ra-bucket", "contested")
     count.filter(has_text="1 of 7 papers").wait_for()
+    assert urlparse(page.url).query == "bucket=contested"
     page.select_option("#ra-bucket", "")
     page.check("#ra-spotlight")
     spotlight = page.locator("#ra-papers tbody tr").count()
     assert 0 < spotlight < 7
     page.uncheck("#ra-spotlight")
     page.select_option("#ra-sort", "claims")
+    assert urlparse(page.url).query == "sort=claims"
     first = page.locator("#ra-papers tbody tr").first.locator("td").nth(3).inner_text()
     last = page.locator("#ra-papers tbody tr").last.locator("td").nth(3).inner_text()
     assert int(first) >= int(last)
+    assert page.locator("#ra-more").is_hidden()  # nothing hidden, no "Show more"
+
+
+def test_the_papers_index_does_not_jump_while_it_loads(page: object, site_url: str) -> None:
+    page.add_init_script(
+        "window.__shift = 0; new PerformanceObserver(list => { for (const e of "
+        "list.getEntries()) if (!e.hadRecentInput) window.__shift += e.value; })"
+        ".observe({type: 'layout-shift', buffered: true});"
+    )
+    page.goto(site_url + "papers/")
+    page.locator("#ra-count").filter(has_text="7 of 7 papers").wait_for()
+    page.wait_for_timeout(300)
+    assert page.evaluate("window.__shift") < 0.1  # cumulative layout shift, "good" below 0.1
 
 
 def test_query_string_preselects_filters(page: object, site_url: str) -> None:
-    page.goto(site_url + "papers/?bucket=untested")
+    page.goto(site_url + "papers/?bucket=untested&sort=logbooks")
     page.locator("#ra-count").filter(has_text="1 of 7 papers").wait_for()
+    assert page.locator("#ra-sort").input_value() == "logbooks"
+
+
+def test_an_author_search_from_the_home_page_finds_their_papers(
+    page: object, site_url: str
+) -> None:
+    page.goto(site_url)
+    page.fill("#ra-find-q", "Ferreyra")  # Lucia Ferreyra, an author of Hq3VbX0tLs
+    page.press("#ra-find-q", "Enter")
+    page.wait_for_url("**/search/?q=Ferreyra")
+    results = page.locator("#ra-search-results li a")
+    results.first.wait_for()
+    titles = results.all_inner_texts()
+    hrefs = [results.nth(i).get_attribute("href") for i in range(results.count())]
+    assert any(h.rstrip("/").endswith("papers/Hq3VbX0tLs") for h in hrefs), (titles, hrefs)
+    assert "result" in page.locator("#ra-search-status").inner_text()
+    # ids and claim text are found too, and only index fragments are fetched, never one file
+    page.fill("#ra-search-q", "Kp4rT9vQ2x")
+    page.locator("#ra-search-results li a", has_text="Trust, Then Mark").first.wait_for()
+    fetched = [u for u in page.requests_seen if "/pagefind/" in u]
+    assert any("/pagefind/index/" in u or "/pagefind/fragment/" in u for u in fetched)
+    assert not any(u.endswith("search_index.json") for u in page.requests_seen)
+    assert page.errors == []
+
+
+def test_every_paper_is_reachable_with_javascript_off(browser: object, site_url: str) -> None:
+    context = browser.new_context(java_script_enabled=False, viewport=PHONE)
+    page = context.new_page()
+    page.goto(site_url + "papers/")
+    assert page.locator("#ra-papers tbody tr").count() == 7  # the list is there without JS
+    assert "Loading" not in page.inner_text("article")
+    seen, queue, papers = set(), [site_url + "papers/"], set()
+    while queue:
+        url = queue.pop()
+        page.goto(url)
+        for href in page.eval_on_selector_all("article a[href]", "els => els.map(a => a.href)"):
+            if not href.startswith(site_url):
+                continue
+            path = "/" + href[len(site_url) :].split("#")[0]
+            if re.fullmatch(r"/papers/[^/]+/", path):
+                papers.add(path.split("/")[2])
+            elif path.startswith("/browse/") and href.split("#")[0] not in seen:
+                seen.add(href.split("#")[0])
+                queue.append(href.split("#")[0])
+    context.close()
+    assert len(papers) == 7
+
+
+@pytest.mark.parametrize("name", sorted(PAGE_TYPES))
+def test_no_horizontal_overflow_on_a_phone(browser: object, site_url: str, name: str) -> None:
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(urljoin(site_url, PAGE_TYPES[name]))
+    page.wait_for_load_state("networkidle")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    context.close()
+    assert width <= PHONE["width"], f"{name} is {width} px wide at {PHONE['width']} px"
+
+
+def test_the_claims_grid_becomes_a_list_per_claim_on_a_phone(
+    browser: object, site_url: str
+) -> None:
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(site_url + "papers/Hq3VbX0tLs/")
+    cell = page.locator("table.ra-grid tbody td").nth(1)
+    assert cell.evaluate("td => getComputedStyle(td).display") == "block"
+    label = cell.evaluate("td => getComputedStyle(td, '::before').content")
+    assert "heidi-tagger-1" in label or "ivan-tagger-1" in label
+    assert page.locator("table.ra-grid thead").bounding_box()["height"] <= 1
+    context.close()
+    wide = browser.new_context(viewport=DESKTOP)
+    page = wide.new_page()
+    page.goto(site_url + "papers/Hq3VbX0tLs/")
+    grid = page.locator("table.ra-grid")
+    assert grid.locator("thead th").count() == 4  # claim, outcome, two logbooks
+    assert grid.locator("tbody tr.ra-contested").count() == 1
+    assert page.locator("#contested + h3").inner_text().startswith("C1:")
+    assert page.get_by_role("heading", name="Verified by").is_visible()
+    wide.close()
+
+
+def test_flags_read_plainly_with_the_code_name_on_hover(page: object, site_url: str) -> None:
+    page.goto(site_url + "papers/Kp4rT9vQ2x/")
+    flag = page.locator("a.ra-flag", has_text="grows with scale").first
+    assert flag.get_attribute("title") == "flag growth_detected"
+    assert "(flag growth_detected)" in flag.text_content()  # read by screen readers
+    assert flag.locator(".ra-sr").bounding_box()["width"] <= 1  # but not shown
+    flag.click()
+    page.wait_for_url("**/meaning/#flag-growth_detected")
+    assert page.locator("#flag-growth_detected").is_visible()
+
+
+def test_typed_and_rerun_numbers_are_visibly_different(page: object, site_url: str) -> None:
+    style = "e => ['fontWeight', 'fontStyle', 'backgroundColor'].map(k => getComputedStyle(e)[k])"
+    page.goto(site_url + "papers/Kp4rT9vQ2x/carol-paging-1/")
+    rerun = page.locator(".ra-value--rerun").first.evaluate(style)
+    page.goto(site_url + "papers/T5wPj8mRaK/kai-speedup-1/")
+    typed = page.locator(".ra-value--typed").first.evaluate(style)
+    assert all(r != t for r, t in zip(rerun, typed, strict=True)), (rerun, typed)
+
+
+def test_dark_mode_toggle_switches_the_palette(page: object, site_url: str) -> None:
+    page.goto(site_url)
+    before = page.get_attribute("body", "data-md-color-scheme")
+    page.locator("label[for='__palette_1']").first.click()
+    page.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') !== {before!r}")
+    assert page.get_attribute("body", "data-md-color-scheme") == "slate"
+
+
+def test_chart_text_is_shown_at_12px_or_more(page: object, site_url: str) -> None:
+    for viewport in (DESKTOP, PHONE):
+        page.set_viewport_size(viewport)
+        page.goto(site_url)
+        page.wait_for_load_state("networkidle")
+        for img in page.locator(".ra-charts img").all():
+            scale = img.evaluate("i => i.getBoundingClientRect().width / i.naturalWidth")
+            assert 12 * scale >= 12 - 0.01, (viewport, scale)
 
 
 def test_no_request_leaves_the_machine_and_no_console_error(page: object, site_url: str) -> None:
-    for path in (
-        "",
-        "papers/",
-        "papers/Kp4rT9vQ2x/",
-        "papers/Kp4rT9vQ2x/carol-paging-1/",
-        "verdicts-and-flags/",
-        "falsifications/",
-        "downloads/",
-    ):
+    for path in PAGE_TYPES.values():
+        if path == "404.html":
+            continue
         page.goto(site_url + path)
         page.wait_for_load_state("networkidle")
     outside = [u for u in page.requests_seen if not u.startswith(site_url)]
@@ -121,36 +281,27 @@ def test_no_request_leaves_the_machine_and_no_console_error(page: object, site_u
     assert page.errors == []
 
 
-def test_a_paper_page_shows_its_grid_and_contested_claims(page: object, site_url: str) -> None:
-    page.goto(site_url + "papers/Hq3VbX0tLs/")
-    grid = page.locator("table.ra-grid")
-    assert grid.locator("thead th").count() == 4  # claim, outcome, two logbooks
-    assert grid.locator("tbody tr.ra-contested").count() == 1
-    assert page.locator("#contested + h3").inner_text().startswith("C1:")
-    assert page.get_by_role("heading", name="Verified by").is_visible()
-
-
-@pytest.mark.parametrize(
-    "path",
-    [
-        "",
-        "papers/",
-        "papers/Hq3VbX0tLs/",
-        "papers/Kp4rT9vQ2x/carol-paging-1/",
-        "verdicts-and-flags/",
-        "falsifications/",
-        "contributors/",
-    ],
-)
-def test_no_serious_accessibility_violation(page: object, site_url: str, path: str) -> None:
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1366", "390"])
+def test_no_serious_accessibility_violation(
+    browser: object, site_url: str, scheme: str, viewport: dict
+) -> None:
     from axe_playwright_python.sync_playwright import Axe
 
-    page.goto(site_url + path)
-    page.wait_for_load_state("networkidle")
-    results = Axe().run(page)
-    serious = [
-        f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
-        for v in results.response["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
+    context = browser.new_context(viewport=viewport, color_scheme=scheme)
+    page = context.new_page()
+    axe = Axe()
+    serious = []
+    for name, path in PAGE_TYPES.items():
+        page.goto(urljoin(site_url, path))
+        page.wait_for_load_state("networkidle")
+        expected = "slate" if scheme == "dark" else "default"
+        assert page.get_attribute("body", "data-md-color-scheme") == expected
+        results = axe.run(page)
+        serious += [
+            f"{name}: {v['id']} ({v['impact']}): {v['help']} — "
+            f"{[n['target'] for n in v['nodes']][:3]}"
+            for v in results.response["violations"]
+            if v["impact"] in ("serious", "critical")
+        ]
+    context.close()
     assert serious == []

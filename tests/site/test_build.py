@@ -7,7 +7,7 @@ import io
 import json
 import re
 import shutil
-from datetime import UTC, datetime
+import stat
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -21,25 +21,12 @@ from reproaudit.cli import cli
 from reproaudit.problems import ReproauditError
 from reproaudit.site.build import build_site
 from reproaudit.site.render import relative
-
-ROOT = Path(__file__).resolve().parents[2]
-NOW = datetime(2026, 12, 1, tzinfo=UTC)
+from tests.site.conftest import NOW, site_repo
 
 
 def example_repo(tmp_path: Path) -> Path:
-    """A copy of this repository's own data (claims, logbooks, verdicts)."""
-    repo = tmp_path / "repo"
-    for name in ("claims", "logbooks", "verdicts"):
-        shutil.copytree(ROOT / name, repo / name, ignore=shutil.ignore_patterns("results"))
-    return repo
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    repo = example_repo(tmp_path_factory.mktemp("site"))
-    report = build_site(repo, repo / "_site", now=NOW)
-    assert report.judged == 0  # the repository's verdicts are all there
-    return report.out
+    """A copy of the site fixture repository (never the live claims/)."""
+    return site_repo(tmp_path)
 
 
 def text_of(html_path: Path) -> str:
@@ -87,6 +74,8 @@ def test_the_site_makes_no_third_party_request(built: Path) -> None:
             r'<(?:script|link|img|iframe)\b[^>]*?(?:src|href)="([^"]+)"', html
         ):
             url = match.group(1)
+            if 'rel="canonical"' in match.group(0):
+                continue  # the page's own address, not a request
             assert not url.startswith(("http://", "https://", "//")), f"{page}: {url}"
         assert "fonts.googleapis" not in html and "fonts.gstatic" not in html
 
@@ -109,7 +98,8 @@ def test_paper_page_grid_contested_and_badge(built: Path) -> None:
     assert "Contested claims" in text
     assert "Verified by ivan-tagger-1" in text and "Falsified by heidi-tagger-1" in text
     badge = ET.fromstring((built / "badges/Hq3VbX0tLs.svg").read_text())
-    assert badge.get("aria-label") == "reproaudit: contested"
+    # heidi's falsification of C1 has no maintainer review yet
+    assert badge.get("aria-label") == "reproaudit: contested, under review"
 
 
 def test_discrepancies_and_a_claimed_falsification_under_review(built: Path) -> None:
@@ -131,7 +121,7 @@ def test_generated_pages_have_one_title(built: Path) -> None:
         assert html.count("<h1") == 1, page
         assert "RA-SHELL" not in html and "ra-shell" not in html
     assert (
-        "<title>Logbook carol-paging-1 - reproaudit</title>"
+        "<title>Logbook carol-paging-1 - Audit of Example Conf 2026</title>"
         in (built / "papers/Kp4rT9vQ2x/carol-paging-1/index.html").read_text()
     )
     sitemap = (built / "sitemap.xml").read_text()
@@ -153,6 +143,7 @@ def test_papers_index_is_compact_json(built: Path) -> None:
     assert index["fields"] == [
         "id",
         "title",
+        "authors",
         "bucket",
         "area",
         "spotlight",
@@ -162,13 +153,9 @@ def test_papers_index_is_compact_json(built: Path) -> None:
     ]
     rows = {r[0]: r for r in index["papers"]}
     assert len(rows) == 7
-    assert rows["Hq3VbX0tLs"][2] == "contested"
-    assert rows["Ue9sJ4kD7g"][2] == "untested"
-    # paper pages stay out of the search index; hand-written pages are in it
-    search = json.loads((built / "search/search_index.json").read_text())
-    locations = {d["location"].split("#")[0] for d in search["docs"]}
-    assert "verdicts-and-flags/" in locations
-    assert not any(loc.startswith("papers/Hq3VbX0tLs") for loc in locations)
+    assert rows["Hq3VbX0tLs"][3] == "contested"
+    assert rows["Ue9sJ4kD7g"][3] == "untested"
+    assert rows["Hq3VbX0tLs"][2]  # the authors, searchable
 
 
 def test_feed_and_downloads(built: Path) -> None:
@@ -262,3 +249,305 @@ def test_stale_verdicts_are_shown_and_marked(tmp_path: Path) -> None:
     out = build_site(repo, tmp_path / "o", now=NOW, judge_missing=False).out
     assert "This verdict is stale" in text_of(out / "papers/T5wPj8mRaK/kai-speedup-1/index.html")
     assert "stale" in text_of(out / "papers/T5wPj8mRaK/index.html")
+
+
+# --- issue 12: the site for its readers -------------------------------------------------
+
+SITE = "https://audit.example.org/conf2026/"
+
+
+def links_of(html_path: Path) -> list[str]:
+    parser = Links()
+    parser.feed(html_path.read_text(encoding="utf-8"))
+    return [link for tag, link in parser.links if tag == "a"]
+
+
+def test_every_paper_is_reachable_from_the_papers_page_without_javascript(built: Path) -> None:
+    """Follow plain <a href> links (no script) from papers/ through the static lists."""
+    start = built / "papers/index.html"
+    seen, queue, papers = {start}, [start], set()
+    while queue:
+        page = queue.pop()
+        for link in links_of(page):
+            if urlparse(link).scheme or link.startswith("#"):
+                continue
+            target = (page.parent / urlparse(link).path).resolve() / "index.html"
+            rel = target.relative_to(built.resolve()).as_posix()
+            if re.fullmatch(r"papers/[^/]+/index.html", rel):
+                papers.add(rel.split("/")[1])
+            elif rel.startswith("browse/") and target.is_file() and target not in seen:
+                seen.add(target)
+                queue.append(target)
+    claims = {p.stem for p in (built.parents[0] / "claims").rglob("*.yaml")}
+    assert papers == claims
+
+
+def test_static_lists_are_paginated_by_title_outcome_and_area(tmp_path: Path) -> None:
+    from reproaudit.site import render
+
+    repo = example_repo(tmp_path)
+    old = render.PAGE_SIZE
+    render.PAGE_SIZE = 3
+    try:
+        out = build_site(repo, tmp_path / "o", now=NOW, search=False).out
+    finally:
+        render.PAGE_SIZE = old
+    first = text_of(out / "browse/a-z/index.html")
+    assert "Showing 1–3 of 7." in first
+    third = text_of(out / "browse/a-z/3/index.html")
+    assert "All papers, A to Z (page 3 of 3)" in third and "Showing 7–7 of 7." in third
+    assert (out / "browse/outcome/contested/index.html").is_file()
+    assert (out / "browse/area/theory/index.html").is_file()
+    # the leaderboard pages too: page 2 exists, and is in the sitemap with an absolute URL
+    assert (out / "contributors/2/index.html").is_file()
+    assert f"{SITE}contributors/2/" in (out / "sitemap.xml").read_text()
+
+
+def test_search_bundle_indexes_papers_contributors_and_pages(built: Path) -> None:
+    from reproaudit.site.search import stand_in
+
+    assert (built / "pagefind/pagefind.js").is_file()
+    entry = json.loads((built / "pagefind/pagefind-entry.json").read_text())
+    pages = sum(lang["page_count"] for lang in entry["languages"].values())
+    # 7 papers, 11 contributors, the meaning page and the hand-written pages
+    handwritten = len(list((built / "contribute").parents[0].glob("contribute/index.html")))
+    assert pages >= 7 + 11 + 1 + handwritten
+    paper = (built / "papers/Kp4rT9vQ2x/index.html").read_text()
+    assert 'action="../../search/"' in paper  # the header form of every page
+    # the theme's lunr index is never fetched: no form named "search" on any page
+    assert 'name="search"' not in (built / "index.html").read_text()
+    from reproaudit.site.search import Record
+
+    page = stand_in(Record("papers/X/", "A <b>title</b>", "text & more", "paper"))
+    assert "<b>" not in page and "A &lt;b&gt;title&lt;/b&gt;" in page
+
+
+def test_every_file_is_world_readable(built: Path) -> None:
+    unreadable = [
+        p.relative_to(built).as_posix()
+        for p in built.rglob("*")
+        if not stat.S_IMODE(p.stat().st_mode) & stat.S_IROTH
+    ]
+    assert unreadable == []
+
+
+def test_every_flag_verdict_and_outcome_is_explained_for_readers(built: Path) -> None:
+    from reproaudit.fold import BUCKETS
+    from reproaudit.models import FLAGS, VERDICTS
+    from reproaudit.site import words
+
+    html = (built / "meaning/index.html").read_text()
+    for flag in FLAGS:
+        assert flag in words.FLAGS, f"flag {flag} has no plain label in site/words.py"
+        assert f'id="flag-{flag}"' in html
+    for verdict in VERDICTS:
+        assert f'id="verdict-{verdict}"' in html
+    for bucket in BUCKETS:
+        assert f'id="outcome-{bucket}"' in html
+    for marker in ("stale", "superseded", "under_review", "typed", "rerun"):
+        assert f'id="marker-{marker}"' in html
+
+
+def test_flags_show_plain_labels_with_the_code_for_screen_readers(built: Path) -> None:
+    html = (built / "papers/Kp4rT9vQ2x/index.html").read_text()
+    assert (
+        '<a class="ra-flag" href="../../meaning/#flag-growth_detected" '
+        'title="flag growth_detected">' in html
+    )
+    assert 'grows with scale<span class="ra-sr"> (flag growth_detected)</span>' in html
+    assert ">growth_detected<" not in html
+
+
+def test_typed_and_rerun_numbers_look_different(built: Path) -> None:
+    html = (built / "papers/Kp4rT9vQ2x/carol-paging-1/index.html").read_text()
+    assert '<span class="ra-value ra-value--rerun">8→0.909</span>' in html
+    typed = (built / "papers/T5wPj8mRaK/kai-speedup-1/index.html").read_text()
+    assert "ra-value--typed" in typed and "ra-value--rerun" not in typed
+
+
+def test_logbook_page_links_everything_needed_to_check_the_verdict(
+    site_build: tuple[Path, Path],
+) -> None:
+    from tests.site.conftest import head_of
+
+    repo, built = site_build
+    commit = head_of(repo)
+    page = built / "papers/Zm7Lw_3HqE/erin-asd-1/index.html"
+    links = links_of(page)
+    gh = "https://github.com/example/audit"
+    assert f"{gh}/blob/{commit}/logbooks/Zm7Lw_3HqE/erin-asd-1.yaml" in links
+    assert f"{gh}/blob/{commit}/verdicts/Zm7Lw_3HqE/erin-asd-1.yaml" in links
+    assert f"{gh}/tree/{commit}/logbooks/Zm7Lw_3HqE/erin-asd-1" in links  # its code folder
+    assert f"{gh}/pull/7" in links  # from the maintainer's review
+    for name in ("run.json", "outputs.json"):
+        assert f"../../../reruns/Zm7Lw_3HqE/erin-asd-1/{name}" in links
+        published = built / "reruns/Zm7Lw_3HqE/erin-asd-1" / name
+        assert published.read_bytes() == (repo / "reruns/Zm7Lw_3HqE/erin-asd-1" / name).read_bytes()
+    verdict = (repo / "verdicts/Zm7Lw_3HqE/erin-asd-1.yaml").read_text()
+    sha = re.search(r"input_sha256: (\w+)", verdict)[1]
+    text = text_of(page)
+    assert f"input_sha256 {sha}" in text
+    assert "End of the re-run's log" in text
+    assert "judge: rules" in text
+
+
+def test_cite_this_verdict_has_bibtex_and_plain_text_with_hash_and_date(built: Path) -> None:
+    html = (built / "papers/Zm7Lw_3HqE/erin-asd-1/index.html").read_text()
+    cite = html[html.index('id="cite"') :]
+    assert "@misc{reproaudit-Zm7Lw-3HqE-erin-asd-1," in cite
+    assert "input sha256 " in cite and f"\\url{{{SITE}papers/Zm7Lw_3HqE/erin-asd-1/}}" in cite
+    assert re.search(r"Judged 20\d\d-\d\d-\d\d by rules; input sha256 [0-9a-f]{64}\.", cite)
+
+
+def test_site_url_makes_badges_feeds_and_sitemap_absolute(built: Path) -> None:
+    paper = (built / "papers/Kp4rT9vQ2x/index.html").read_text()
+    assert f"({SITE}badges/Kp4rT9vQ2x.svg)]({SITE}papers/Kp4rT9vQ2x/)" in paper
+    assert f'<meta property="og:url" content="{SITE}papers/Kp4rT9vQ2x/">' in paper
+    assert '<meta property="og:title" content="Trust, Then Mark' in paper
+    description = re.search(r'<meta name="description" content="([^"]+)"', paper)[1]
+    assert description.startswith("Trust, Then Mark") and "under review" in description
+    home = (built / "index.html").read_text()
+    assert re.search(r'<meta name="description" content="7 papers, \d+ claims', home)
+    feed = ET.fromstring((built / "feed.xml").read_bytes())
+    ns = {"a": "http://www.w3.org/2005/Atom"}
+    hrefs = [link.get("href") for link in feed.iter("{http://www.w3.org/2005/Atom}link")]
+    assert hrefs and all(h.startswith(SITE) for h in hrefs)
+    assert feed.find("a:id", ns).text == f"{SITE}feed.xml"
+    locs = re.findall(r"<loc>([^<]+)</loc>", (built / "sitemap.xml").read_text())
+    assert locs and all(loc.startswith(SITE) for loc in locs)
+    assert f"{SITE}papers/Kp4rT9vQ2x/carol-paging-1/" in locs
+
+
+def test_site_url_option_wins_over_mkdocs_yml(tmp_path: Path) -> None:
+    repo = example_repo(tmp_path)
+    result = CliRunner().invoke(
+        cli,
+        [
+            "build",
+            "--repo",
+            str(repo),
+            "--out",
+            str(tmp_path / "o"),
+            "--paper",
+            "Kp4rT9vQ2x",
+            "--site-url",
+            "https://fork.example.net/preview",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    paper = (tmp_path / "o/papers/Kp4rT9vQ2x/index.html").read_text()
+    assert "https://fork.example.net/preview/badges/Kp4rT9vQ2x.svg" in paper
+    assert "they work only on this site's own domain" not in paper
+
+
+def test_without_site_url_the_badge_snippet_says_how_to_fix_it(tmp_path: Path) -> None:
+    repo = example_repo(tmp_path)
+    (repo / "mkdocs.yml").write_text("site_name: No address yet\n")
+    out = build_site(repo, tmp_path / "o", papers=["Kp4rT9vQ2x"], now=NOW, search=False).out
+    text = text_of(out / "papers/Kp4rT9vQ2x/index.html")
+    assert "[![reproaudit: Falsified, under review](/badges/Kp4rT9vQ2x.svg)]" in text
+    assert "they work only on this site's own domain, not in a README" in text
+
+
+def test_feeds_linked_in_head_and_one_feed_per_paper(built: Path) -> None:
+    paper = (built / "papers/Kp4rT9vQ2x/index.html").read_text()
+    head = paper[: paper.index("</head>")]
+    assert (
+        '<link rel="alternate feed" type="application/atom+xml" '
+        'title="Audit of Example Conf 2026: new verdicts" href="../../feed.xml">' in head
+    )
+    assert (
+        'title="Verdicts on Trust, Then Mark: Near-Harmonic Robustness for '
+        'Learning-Augmented Paging" href="feed.xml">' in head
+    )
+    home = (built / "index.html").read_text()
+    assert 'href="feed.xml"' in home[: home.index("</head>")]
+    assert "RA-SHELL" not in paper and "RA-SHELL" not in home
+    feed = ET.fromstring((built / "papers/Kp4rT9vQ2x/feed.xml").read_bytes())
+    ns = {"a": "http://www.w3.org/2005/Atom"}
+    titles = [e.find("a:title", ns).text for e in feed.findall("a:entry", ns)]
+    assert len(titles) == 2
+    assert any("1 falsified, under review" in t for t in titles)  # carol's C1, not confirmed
+
+
+def test_claim_anchors_are_visible_links(built: Path) -> None:
+    html = (built / "papers/Kp4rT9vQ2x/index.html").read_text()
+    assert (
+        '<th scope="row" id="C1"><a class="ra-anchor" href="#C1" title="Link to claim C1">C1</a>'
+        in html
+    )
+
+
+def test_falsified_under_review_shows_everywhere_until_confirmed(built: Path) -> None:
+    # carol's falsification of Kp4rT9vQ2x C1: no review yet
+    assert "falsified, under review" in text_of(built / "papers/Kp4rT9vQ2x/index.html")
+    badge = ET.fromstring((built / "badges/Kp4rT9vQ2x.svg").read_text())
+    assert badge.get("aria-label") == "reproaudit: falsified, under review"
+    assert "falsified, under review" in text_of(built / "people/carol-lin/index.html")
+    # erin's falsification of Zm7Lw_3HqE C1 was confirmed by a maintainer
+    erin = text_of(built / "people/erin-ost/index.html")
+    assert "1 falsifications confirmed, 0 falsified, under review" in erin
+    assert "under review" not in ET.fromstring((built / "badges/Zm7Lw_3HqE.svg").read_text()).get(
+        "aria-label"
+    )
+
+
+def test_falsifications_page_lists_every_falsified_claim_and_matches_home(built: Path) -> None:
+    from reproaudit.fold import fold
+    from reproaudit.records import load_tables
+    from reproaudit.repo import Corpus
+
+    text = text_of(built / "falsifications/index.html")
+    # with a written argument (carol, erin) and without one (heidi): all three listed
+    for who, state in (
+        ("carol", "falsified, under review"),
+        ("erin", "confirmed"),
+        ("heidi", "falsified, under review"),
+    ):
+        assert re.search(rf"by @{who}[^|]*? {re.escape(state)}", text), who
+    assert "numbers only" in text and "written" in text
+    repo = built.parent
+    tables = load_tables(Corpus(repo))
+    claims, _ = fold(tables.verdicts, tables.reviews)
+    falsified = int((claims["fold"] == "falsified").sum())
+    contested = int((claims["fold"] == "contested").sum())
+    assert f"{falsified} claims are falsified and {contested} contested" in text
+    home = text_of(built / "index.html")
+    assert f"{falsified} falsified" in home and f"{contested} contested" in home
+
+
+def test_contributors_leaderboard_ranks_by_a_documented_score(built: Path) -> None:
+    html = (built / "contributors/index.html").read_text()
+    assert (
+        "Score = 2 points per claim verified + 3 per falsification a maintainer confirmed" in html
+    )
+    rows = re.findall(
+        r'<td data-label="Rank" class="ra-num">(\d+)</td><td data-label="Contributor">'
+        r'<a href="../people/([^/]+)/">@[^<]+</a></td>'
+        r'<td data-label="Score" class="ra-num">(\d+)</td>',
+        html,
+    )
+    assert len(rows) == 11
+    scores = [int(r[2]) for r in rows]
+    assert scores == sorted(scores, reverse=True)
+    ranks = [int(r[0]) for r in rows]
+    assert ranks[0] == 1 and all(
+        (ranks[i] == ranks[i - 1]) == (scores[i] == scores[i - 1]) for i in range(1, len(rows))
+    )
+    person = text_of(built / "people/carol-lin/index.html")
+    assert "carol-paging-1" in person and "Trust, Then Mark" in person
+
+
+def test_one_number_format_and_readable_chart_text(built: Path) -> None:
+    from reproaudit.site.render import number
+
+    assert number(1788) == "1,788" and number(6000) == "6,000"
+    for chart in ("buckets.svg", "verdicts-over-time.svg"):
+        svg = (built / "assets/charts" / chart).read_text()
+        sizes = [float(s) for s in re.findall(r"font-size: ([\d.]+)px", svg)]
+        assert sizes and min(sizes) >= 12, (chart, sizes)
+
+
+def test_judge_is_named_on_paper_pages_and_feeds(built: Path) -> None:
+    assert "judge: rules" in text_of(built / "papers/Kp4rT9vQ2x/index.html")
+    assert "by rules." in (built / "feed.xml").read_text()

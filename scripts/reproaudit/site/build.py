@@ -25,6 +25,8 @@ from ..models import VerdictFile
 from ..problems import Problem, ReproauditError
 from . import render
 from .data import load_site_data
+from .plugin import SHELL_ROOT
+from .search import SearchIndex, markdown_records
 
 DEFAULT_OUT = "_site"
 
@@ -42,8 +44,12 @@ def _package_dir() -> Path:
     return Path(str(resources.files("reproaudit.site")))
 
 
-def merged_config(root: Path) -> dict[str, Any]:
-    """The package's mkdocs settings with the repository's ``mkdocs.yml`` merged over them."""
+def merged_config(root: Path, site_url: str | None = None) -> dict[str, Any]:
+    """The package's mkdocs settings with the repository's ``mkdocs.yml`` merged over them.
+
+    ``site_url`` (``build --site-url``) wins over both: a fork or a preview deploys the
+    same repository at another address.
+    """
     from mkdocs.utils.yaml import yaml_load
 
     with open(_package_dir() / "mkdocs.yml", encoding="utf-8") as handle:
@@ -68,6 +74,15 @@ def merged_config(root: Path) -> dict[str, Any]:
     if "reproaudit" not in names:
         plugins = [*plugins, "reproaudit"]
     config["plugins"] = plugins
+    theme = config.setdefault("theme", {})
+    if isinstance(theme, dict) and not theme.get("custom_dir"):
+        theme["custom_dir"] = str(_package_dir() / "overrides")
+    hidden = str(config.get("not_in_nav") or "")
+    config["not_in_nav"] = hidden + f"\n/{SHELL_ROOT}/\n"
+    if site_url:
+        config["site_url"] = site_url
+    if config.get("site_url"):
+        config["site_url"] = str(config["site_url"]).rstrip("/") + "/"
     return config
 
 
@@ -101,12 +116,10 @@ def build_site(
     now: datetime | None = None,
     judge_missing: bool = True,
     strict: bool = True,
+    site_url: str | None = None,
+    search: bool = True,
 ) -> BuildReport:
     """Build the site of the repository at ``root`` into ``out`` (default ``root/_site``)."""
-    from mkdocs.commands.build import build as mkdocs_build
-    from mkdocs.config.defaults import MkDocsConfig
-    from mkdocs.exceptions import Abort, MkDocsException
-
     root = Path(root).resolve()
     out = Path(out).resolve() if out else root / DEFAULT_OUT
     timings: dict[str, float] = {}
@@ -126,10 +139,17 @@ def build_site(
         judged = {rel: VerdictFile.model_validate(d) for rel, d in summary.documents.items()}
     timings["judge missing verdicts"] = time.perf_counter() - start
 
-    config_dict = merged_config(root)
+    config_dict = merged_config(root, site_url)
     only = set(papers) if papers else None
     step = time.perf_counter()
-    data = load_site_data(root, now or now_utc(), config_dict.get("site_url"), only, judged)
+    data = load_site_data(
+        root,
+        now or now_utc(),
+        config_dict.get("site_url"),
+        only,
+        judged=judged,
+        repo_url=config_dict.get("repo_url"),
+    )
     if only:
         unknown = sorted(only - set(data.papers))
         if unknown:
@@ -144,6 +164,50 @@ def build_site(
             )
     timings["load and fold"] = time.perf_counter() - step
 
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".reproaudit-build-", dir=out.parent) as tmp:
+        docs = Path(tmp) / "docs"
+        staging = Path(tmp) / "site"
+        _stage_docs(root, docs)
+        step = time.perf_counter()
+        index = None
+        if search:  # Pagefind works in the background while the site renders
+            records = render.search_records(data) + markdown_records(docs, render.page_url)
+            index = SearchIndex(Path(tmp), records)
+        timings["search index (start)"] = time.perf_counter() - step
+        try:
+            pages, outputs = _render_and_build(
+                root, data, config_dict, docs, staging, only, strict, timings
+            )
+            step = time.perf_counter()
+            if index is not None:
+                index.finish(staging)
+            timings["search index (wait)"] = time.perf_counter() - step
+        finally:
+            if index is not None:
+                index.cancel()
+        if out.exists():
+            previous = Path(tmp) / "previous"
+            out.rename(previous)
+        staging.rename(out)
+    return BuildReport(out, len(pages), len(outputs), len(judged), timings)
+
+
+def _render_and_build(
+    root: Path,
+    data: Any,
+    config_dict: dict[str, Any],
+    docs: Path,
+    staging: Path,
+    only: set[str] | None,
+    strict: bool,
+    timings: dict[str, float],
+) -> tuple[list, dict]:
+    """Render the generated pages and files, then run mkdocs-material over them."""
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.exceptions import Abort, MkDocsException
+
     step = time.perf_counter()
     site_name = str(config_dict.get("site_name") or "reproaudit")
     if only:
@@ -153,37 +217,28 @@ def build_site(
     timings["render pages and files"] = time.perf_counter() - step
 
     step = time.perf_counter()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".reproaudit-build-", dir=out.parent) as tmp:
-        docs = Path(tmp) / "docs"
-        staging = Path(tmp) / "site"
-        _stage_docs(root, docs)
-        # generated pages link to each other as directory URLs (papers/<id>/)
-        config_dict.update(
-            docs_dir=str(docs), site_dir=str(staging), strict=strict, use_directory_urls=True
-        )
-        config = MkDocsConfig(config_file_path=str(root / "mkdocs.yml"))
-        config.load_dict(config_dict)
-        errors, warnings = config.validate()
-        if errors or (strict and warnings):
-            problems = [
-                Problem("invalid_value", "mkdocs.yml", None, name, str(message))
-                for name, message in [*errors, *warnings]
-            ]
-            raise ReproauditError(problems)
-        plugin = config.plugins["reproaudit"]
-        plugin.feed(pages, outputs)
-        os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-        logging.getLogger("mkdocs").setLevel(logging.WARNING)
-        try:
-            mkdocs_build(config)
-        except (Abort, MkDocsException) as exc:
-            raise ReproauditError(
-                Problem("invalid_value", "mkdocs.yml", None, None, f"the site build failed: {exc}")
-            ) from None
-        if out.exists():
-            previous = Path(tmp) / "previous"
-            out.rename(previous)
-        staging.rename(out)
-    timings["mkdocs build"] = time.perf_counter() - step
-    return BuildReport(out, len(pages), len(outputs), len(judged), timings)
+    # generated pages link to each other as directory URLs (papers/<id>/)
+    config_dict.update(
+        docs_dir=str(docs), site_dir=str(staging), strict=strict, use_directory_urls=True
+    )
+    config = MkDocsConfig(config_file_path=str(root / "mkdocs.yml"))
+    config.load_dict(config_dict)
+    errors, warnings = config.validate()
+    if errors or (strict and warnings):
+        problems = [
+            Problem("invalid_value", "mkdocs.yml", None, name, str(message))
+            for name, message in [*errors, *warnings]
+        ]
+        raise ReproauditError(problems)
+    plugin = config.plugins["reproaudit"]
+    plugin.feed(pages, outputs)
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    logging.getLogger("mkdocs").setLevel(logging.WARNING)
+    try:
+        mkdocs_build(config)
+    except (Abort, MkDocsException) as exc:
+        raise ReproauditError(
+            Problem("invalid_value", "mkdocs.yml", None, None, f"the site build failed: {exc}")
+        ) from None
+    timings["mkdocs build (and paper pages)"] = time.perf_counter() - step
+    return pages, outputs

@@ -7,12 +7,15 @@ turns them into links relative to the page they appear on.
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from typing import Any
 
-from ..fold import BUCKET_LABELS, BUCKETS, CLAIM_FOLDS, stats
-from ..models import Claim, Target
+from ..fold import BUCKETS, CLAIM_FOLDS, stats
+from ..judge.rules import resolve_pointer
+from ..models import Claim, Target, VerdictFile
 from .data import Key, SiteData
+from .words import OUTCOMES, outcome_label
 
 FEED_SIZE = 50
 NEWEST = 15
@@ -28,6 +31,27 @@ def logbook_url(paper_id: str, logbook_id: str) -> str:
 
 def badge_path(paper_id: str) -> str:
     return f"badges/{paper_id}.svg"
+
+
+def paper_feed_path(paper_id: str) -> str:
+    return f"papers/{paper_id}/feed.xml"
+
+
+def person_url(handle: str) -> str:
+    return f"people/{handle.lower()}/"
+
+
+def rerun_path(key: Key, name: str) -> str:
+    return f"reruns/{key[0]}/{key[1]}/{name}"
+
+
+def page_of(base: str, number: int) -> str:
+    """URL of page ``number`` (1-based) of a paginated list at ``base``."""
+    return base if number == 1 else f"{base}{number}/"
+
+
+def paginate(items: list[Any], size: int) -> list[list[Any]]:
+    return [items[i : i + size] for i in range(0, len(items), size)] or [[]]
 
 
 def target_text(target: Target | None) -> str:
@@ -58,8 +82,45 @@ def regime_text(claim: Claim) -> str:
     return f"{r.parameter} from {start} to {end}"
 
 
+def review_state(verdict: str, review: Any) -> str | None:
+    """'under_review' or 'confirmed' for a falsified verdict, None otherwise."""
+    if verdict != "falsified":
+        return None
+    return "confirmed" if isinstance(review, str) and review == "confirm" else "under_review"
+
+
+def judge_text(verdict: VerdictFile | None) -> str:
+    """Which judge made a verdict: 'rules', or the model and its prompt version."""
+    if verdict is None:
+        return ""
+    if verdict.judge.mode == "rules" or not verdict.judge.model:
+        return "rules"
+    prompt = f", prompt v{verdict.judge.prompt_version}" if verdict.judge.prompt_version else ""
+    return f"{verdict.judge.model}{prompt}"
+
+
+def has_unconfirmed_falsification(data: SiteData, paper_id: str) -> bool:
+    return any(
+        row.counted and review_state(row.verdict, row.review) == "under_review"
+        for row in data.rows_of(paper_id)
+    )
+
+
+def outcome_text(data: SiteData, paper_id: str) -> str:
+    """The paper's outcome as readers (and its badge) see it: 'falsified, under review'."""
+    bucket = data.bucket_of.get(paper_id, "untested")
+    label = outcome_label(bucket)
+    if bucket in ("falsified", "mixed", "contested") and has_unconfirmed_falsification(
+        data, paper_id
+    ):
+        label += ", under review"
+    return label
+
+
 def _cell(row: Any) -> dict[str, Any]:
+    review = row.review if isinstance(row.review, str) else None
     return {
+        "state": review_state(row.verdict, review),
         "verdict": row.verdict,
         "machine_verdict": row.machine_verdict,
         "review": row.review if isinstance(row.review, str) else None,
@@ -92,6 +153,7 @@ def paper_context(data: SiteData, paper_id: str) -> dict[str, Any]:
                 "contributor": book.logbook.contributor.github,
                 "judged_at": verdict.judged_at if verdict else None,
                 "mode": verdict.judge.mode if verdict else None,
+                "judge": judge_text(verdict),
                 "stale": key in data.stale,
                 "rerun": verdict.rerun.status if verdict and verdict.rerun else None,
             }
@@ -127,7 +189,9 @@ def paper_context(data: SiteData, paper_id: str) -> dict[str, Any]:
         "url": paper_url(paper_id),
         "claims_version": paper.claims_version,
         "bucket": data.bucket_of.get(paper_id),
-        "bucket_label": BUCKET_LABELS.get(data.bucket_of.get(paper_id, ""), "Not yet judged"),
+        "bucket_label": outcome_text(data, paper_id),
+        "feed": paper_feed_path(paper_id),
+        "authors_text": ", ".join(a.name for a in meta.authors),
         "links": {k: v for k, v in meta.links.model_dump().items() if v},
         "released": {k: v for k, v in meta.released.model_dump().items() if v},
         "logbooks": logbooks,
@@ -193,38 +257,143 @@ def falsifications_of(data: SiteData, paper_id: str) -> list[dict[str, Any]]:
     return out
 
 
+def _measurements(result: Any, rerun: Any) -> list[dict[str, Any]]:
+    """Each measurement with its typed number and, when a re-run produced it, the re-run's."""
+    out = []
+    for m in result.measurements if result else []:
+        rerun_value = None
+        if m.source and rerun is not None and rerun.outputs is not None:
+            found = resolve_pointer(rerun.outputs, m.source.removeprefix("outputs:"))
+            if isinstance(found, int | float) and not isinstance(found, bool):
+                rerun_value = float(found)
+        out.append({"m": m, "typed": m.value, "rerun": rerun_value})
+    return out
+
+
+def _sweep_rerun(result: Any, rerun: Any) -> list[tuple[Any, Any]] | None:
+    """(parameter, measured) pairs the re-run produced for the result's sweep, if any."""
+    sweep = result.sweep if result else None
+    if sweep is None or not sweep.source or rerun is None or rerun.outputs is None:
+        return None
+    found = resolve_pointer(rerun.outputs, sweep.source.removeprefix("outputs:"))
+    if isinstance(found, dict):
+        values, measured = found.get("values"), found.get("measured")
+    else:
+        values, measured = sweep.values, found
+    if not isinstance(values, list) or not isinstance(measured, list):
+        return None
+    return list(zip(values, measured, strict=False))
+
+
+def _github_file(data: SiteData, path: str, tree: bool = False) -> str | None:
+    if not data.repo_url or "github.com" not in data.repo_url:
+        return None
+    return f"{data.repo_url}/{'tree' if tree else 'blob'}/{data.commit or 'HEAD'}/{path}"
+
+
 def logbook_context(data: SiteData, key: Key) -> dict[str, Any]:
     book = data.logbooks[key]
     paper = data.papers[key[0]]
     verdict = data.verdicts.get(key)
+    rerun = data.reruns.get(key)
     judged = {c.claim: c for c in verdict.claims} if verdict else {}
+    reviewed = {row.claim: row for row in data.rows_of(key[0]) if row.logbook == key[1]}
     results = {r.claim: r for r in book.results}
     items = []
     for claim in paper.claims:
         result = results.get(claim.id)
         item = judged.get(claim.id)
+        row = reviewed.get(claim.id)
+        shown = row.verdict if row is not None else (item.verdict if item else None)
+        review = row.review if row is not None and isinstance(row.review, str) else None
         items.append(
             {
                 "claim": claim,
                 "target": target_text(claim.target),
                 "regime": regime_text(claim),
                 "result": result,
-                "verdict": item.verdict if item else None,
+                "verdict": shown,
+                "machine_verdict": item.verdict if item else None,
+                "review": review,
+                "state": review_state(shown or "", review),
                 "evidence": item.evidence if item else None,
                 "flags": list(item.flags) if item else [],
                 "votes": item.votes if item else None,
+                "measurements": _measurements(result, rerun),
+                "sweep_rerun": _sweep_rerun(result, rerun),
             }
         )
+    code = book.code
+    code_url = None
+    if code is not None and code.path:
+        folder = code.path.strip("/")
+        code_url = _github_file(data, f"logbooks/{key[0]}/{folder}", tree=True)
+    elif code is not None and code.repo and code.commit and "github.com" in code.repo:
+        code_url = f"{code.repo.rstrip('/')}/tree/{code.commit}"
+    run = rerun.run if rerun else {}
     return {
         "paper": paper.paper,
         "paper_url": paper_url(key[0]),
         "logbook": book,
         "url": logbook_url(*key),
         "verdict": verdict,
+        "judge": judge_text(verdict),
         "stale": key in data.stale,
         "per_claim": items,
         "writeup": data.writeups.get(key),
+        "person_url": person_url(book.logbook.contributor.github),
+        "rerun_files": [(name, rerun_path(key, name)) for name in rerun.files] if rerun else [],
+        "run": {
+            "sandbox": run.get("sandbox"),
+            "environment": run.get("environment"),
+            "log_tail": run.get("log_tail") if isinstance(run.get("log_tail"), str) else None,
+        },
+        "links": {
+            "logbook": _github_file(data, f"logbooks/{key[0]}/{key[1]}.yaml"),
+            "writeup": _github_file(data, f"logbooks/{key[0]}/{key[1]}.md")
+            if key in data.writeups
+            else None,
+            "code": code_url,
+            "verdict": _github_file(data, f"verdicts/{key[0]}/{key[1]}.yaml") if verdict else None,
+            "pull_request": data.pull_requests.get(key),
+        },
+        "commit": data.commit,
+        "cite": cite_verdict(data, key) if verdict else None,
     }
+
+
+def cite_verdict(data: SiteData, key: Key) -> dict[str, str]:
+    """BibTeX and plain text for a verdict, with its input hash and date."""
+    book = data.logbooks[key]
+    paper = data.papers[key[0]].paper
+    verdict = data.verdicts[key]
+    url = (data.site_url or "").rstrip("/") + "/" + logbook_url(*key) if data.site_url else ""
+    who = book.logbook.contributor.github
+    date = verdict.judged_at.strftime("%Y-%m-%d")
+    counts = Counter(c.verdict for c in verdict.claims)
+    summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+
+    def bib(text: str) -> str:
+        return "".join("\\" + ch if ch in "{}%&$#_^~\\" else ch for ch in text)
+
+    fields = {
+        "title": f"Reproduction verdict for ``{bib(paper.title)}'' (logbook {bib(key[1])})",
+        "author": bib(who),
+        "year": verdict.judged_at.strftime("%Y"),
+        "howpublished": f"\\url{{{url}}}" if url else "",
+        "note": (
+            f"{bib(summary)}; judged {date} by {bib(judge_text(verdict))}; "
+            f"input sha256 {verdict.input_sha256}"
+        ),
+    }
+    body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields.items() if v)
+    ident = re.sub(r"[^A-Za-z0-9]+", "-", f"reproaudit-{key[0]}-{key[1]}")
+    plain = (
+        f"{who}. Reproduction verdict for \u201c{paper.title}\u201d ({paper.venue}), "
+        f"logbook {key[1]}: {summary}. Judged {date} by {judge_text(verdict)}; "
+        f"input sha256 {verdict.input_sha256}." + (f" {url}" if url else "")
+    )
+    return {"bibtex": f"@misc{{{ident},\n{body}\n}}", "plain": plain}
 
 
 def home_context(data: SiteData) -> dict[str, Any]:
@@ -233,7 +402,7 @@ def home_context(data: SiteData) -> dict[str, Any]:
     buckets = [
         {
             "key": key,
-            "label": BUCKET_LABELS[key],
+            "label": OUTCOMES[key][0],
             "count": table["buckets"][key],
             "percent": round(100 * table["buckets"][key] / judged, 1) if judged else 0.0,
         }
@@ -252,25 +421,32 @@ def home_context(data: SiteData) -> dict[str, Any]:
 
 def newest_verdicts(data: SiteData, limit: int) -> list[dict[str, Any]]:
     newest = sorted(data.verdicts.items(), key=lambda kv: (kv[1].judged_at, kv[0]), reverse=True)
-    out = []
-    for key, verdict in newest[:limit]:
-        counts = Counter(c.verdict for c in verdict.claims)
-        out.append(
-            {
-                "paper": key[0],
-                "title": data.papers[key[0]].paper.title,
-                "logbook": key[1],
-                "url": logbook_url(*key),
-                "paper_url": paper_url(key[0]),
-                "contributor": data.logbooks[key].logbook.contributor.github,
-                "judged_at": verdict.judged_at,
-                "counts": {
-                    v: counts.get(v, 0) for v in ("verified", "falsified", "toy", "inconclusive")
-                },
-                "stale": key in data.stale,
-            }
-        )
-    return out
+    return [_entry(data, key, verdict) for key, verdict in newest[:limit]]
+
+
+def _entry(data: SiteData, key: Key, verdict: VerdictFile) -> dict[str, Any]:
+    """A verdict as the home page and the feeds show it (reviews applied)."""
+    rows = [r for r in data.rows_of(key[0]) if r.logbook == key[1]]
+    counts = (
+        Counter(r.verdict for r in rows) if rows else Counter(c.verdict for c in verdict.claims)
+    )
+    review = sum(1 for r in rows if review_state(r.verdict, r.review) == "under_review")
+    labels = {"falsified": "falsified, under review" if review else "falsified"}
+    return {
+        "paper": key[0],
+        "title": data.papers[key[0]].paper.title,
+        "logbook": key[1],
+        "url": logbook_url(*key),
+        "paper_url": paper_url(key[0]),
+        "contributor": data.logbooks[key].logbook.contributor.github,
+        "person_url": person_url(data.logbooks[key].logbook.contributor.github),
+        "judged_at": verdict.judged_at,
+        "judge": judge_text(verdict),
+        "counts": {v: counts.get(v, 0) for v in ("verified", "falsified", "toy", "inconclusive")},
+        "labels": {v: labels.get(v, v) for v in ("verified", "falsified", "toy", "inconclusive")},
+        "under_review": review,
+        "stale": key in data.stale,
+    }
 
 
 def papers_index(data: SiteData) -> dict[str, Any]:
@@ -285,6 +461,7 @@ def papers_index(data: SiteData) -> dict[str, Any]:
             [
                 paper_id,
                 meta.title,
+                ", ".join(a.name for a in meta.authors),
                 data.bucket_of.get(paper_id, "untested"),
                 meta.tags.area or "",
                 1 if meta.tags.spotlight else 0,
@@ -294,44 +471,286 @@ def papers_index(data: SiteData) -> dict[str, Any]:
             ]
         )
     return {
-        "fields": ["id", "title", "bucket", "area", "spotlight", "claims", "logbooks", "text"],
-        "buckets": {**BUCKET_LABELS, "untested": "Not yet judged"},
+        "fields": [
+            "id",
+            "title",
+            "authors",
+            "bucket",
+            "area",
+            "spotlight",
+            "claims",
+            "logbooks",
+            "text",
+        ],
+        "buckets": {k: v[0] for k, v in OUTCOMES.items()},
         "papers": rows,
     }
 
 
+SCORE = {"verified": 2, "falsified_confirmed": 3, "toy": 1}
+SCORE_TEXT = (
+    "Score = 2 points per claim verified + 3 per falsification a maintainer confirmed "
+    "+ 1 per toy verdict. As in the statistics, only each person's latest logbook per paper "
+    "counts, after maintainer reviews; a falsification under review scores nothing until it "
+    "is confirmed. Ties share a rank."
+)
+
+
 def contributors_context(data: SiteData) -> list[dict[str, Any]]:
-    """Credit per contributor: one scoring logbook per person per paper (their latest)."""
-    rows = data.rows
-    books = Counter(book.logbook.contributor.github for book in data.logbooks.values())
+    """Every contributor with credit, score and rank (handles compared case-insensitively)."""
+    if "contributors" not in data.memo:
+        data.memo["contributors"] = _contributors(data)
+    return data.memo["contributors"]
+
+
+def _contributors(data: SiteData) -> list[dict[str, Any]]:
+    books: Counter = Counter()
     papers: dict[str, set[str]] = defaultdict(set)
-    for (paper_id, _), book in data.logbooks.items():
-        papers[book.logbook.contributor.github].add(paper_id)
+    shown: dict[str, tuple[str, str]] = {}  # lower handle -> (latest judged, handle as written)
+    for key, book in data.logbooks.items():
+        handle = book.logbook.contributor.github
+        who = handle.lower()
+        books[who] += 1
+        papers[who].add(key[0])
+        verdict = data.verdicts.get(key)
+        stamp = verdict.judged_at.isoformat() if verdict else ""
+        if who not in shown or stamp > shown[who][0]:
+            shown[who] = (stamp, handle)
     credit: dict[str, Counter] = defaultdict(Counter)
-    if not rows.empty:
-        counted = rows[rows["counted"]]
+    if not data.rows.empty:
+        counted = data.rows[data.rows["counted"]]
         for row in counted.itertuples(index=False):
-            credit[row.contributor][row.verdict] += 1
-    out = [
-        {
-            "github": who,
-            "logbooks": books[who],
-            "papers": len(papers[who]),
-            "verified": credit[who]["verified"],
-            "falsified": credit[who]["falsified"],
-            "toy": credit[who]["toy"],
+            state = review_state(row.verdict, row.review)
+            name = f"falsified_{'confirmed' if state == 'confirmed' else 'under_review'}"
+            credit[str(row.contributor).lower()][name if state else row.verdict] += 1
+    out = []
+    for who in books:
+        c = credit[who]
+        score = (
+            SCORE["verified"] * c["verified"]
+            + SCORE["falsified_confirmed"] * c["falsified_confirmed"]
+            + SCORE["toy"] * c["toy"]
+        )
+        out.append(
+            {
+                "github": shown[who][1],
+                "url": person_url(who),
+                "logbooks": books[who],
+                "papers": len(papers[who]),
+                "verified": c["verified"],
+                "falsified": c["falsified_confirmed"],
+                "under_review": c["falsified_under_review"],
+                "toy": c["toy"],
+                "score": score,
+            }
+        )
+    out.sort(key=lambda c: (-c["score"], -c["logbooks"], c["github"].lower()))
+    rank = 0
+    for i, c in enumerate(out):
+        if i == 0 or c["score"] != out[i - 1]["score"]:
+            rank = i + 1
+        c["rank"] = rank
+    return out
+
+
+def logbooks_by_person(data: SiteData) -> dict[str, list[Key]]:
+    """Logbook keys per contributor (lower-case handle)."""
+    out: dict[str, list[Key]] = defaultdict(list)
+    for key, book in data.logbooks.items():
+        out[book.logbook.contributor.github.lower()].append(key)
+    return out
+
+
+def person_context(data: SiteData, person: dict[str, Any], keys: list[Key]) -> dict[str, Any]:
+    """One contributor's logbooks (``keys``), newest first, with their verdicts per claim."""
+    return {"person": person, "logbooks": _logbook_rows(data, keys)}
+
+
+def _logbook_rows(data: SiteData, keys: list[Key]) -> list[dict[str, Any]]:
+    rows = []
+    for key in keys:
+        verdict = data.verdicts.get(key)
+        verdicts = {
+            r.claim: (r.verdict, review_state(r.verdict, r.review), bool(r.counted))
+            for r in data.rows_of(key[0])
+            if r.logbook == key[1]
         }
-        for who in books
-    ]
-    return sorted(out, key=lambda c: (-c["verified"] - c["falsified"], -c["logbooks"], c["github"]))
+        rows.append(
+            {
+                "paper": key[0],
+                "title": data.papers[key[0]].paper.title,
+                "paper_url": paper_url(key[0]),
+                "logbook": key[1],
+                "url": logbook_url(*key),
+                "judged_at": verdict.judged_at if verdict else None,
+                "judge": judge_text(verdict),
+                "stale": key in data.stale,
+                "claims": [
+                    {"claim": c, "verdict": v, "state": st, "counted": n}
+                    for c, (v, st, n) in sorted(verdicts.items())
+                ],
+            }
+        )
+    rows.sort(key=lambda r: (r["judged_at"].isoformat() if r["judged_at"] else "", r["url"]))
+    return rows[::-1]
+
+
+def people_by_handle(data: SiteData) -> dict[str, dict[str, Any]]:
+    return {c["github"].lower(): c for c in contributors_context(data)}
+
+
+def paper_rows(data: SiteData) -> list[dict[str, Any]]:
+    """One row per paper, sorted by title (A-Z), for the static lists."""
+    logbooks = Counter(k[0] for k in data.logbooks)
+    rows = []
+    for paper_id, paper in data.papers.items():
+        meta = paper.paper
+        rows.append(
+            {
+                "id": paper_id,
+                "title": meta.title,
+                "url": paper_url(paper_id),
+                "bucket": data.bucket_of.get(paper_id, "untested"),
+                "outcome": outcome_text(data, paper_id),
+                "area": meta.tags.area or "",
+                "authors": ", ".join(a.name for a in meta.authors[:4])
+                + (" et al." if len(meta.authors) > 4 else ""),
+                "claims": len(paper.claims),
+                "logbooks": logbooks.get(paper_id, 0),
+            }
+        )
+    rows.sort(key=lambda r: (r["title"].casefold(), r["id"]))
+    return rows
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "other"
+
+
+def browse_lists(data: SiteData) -> list[dict[str, Any]]:
+    """The static lists that reach every paper without JavaScript: A-Z, by outcome, by area."""
+    rows = paper_rows(data)
+    lists = [{"kind": "a-z", "name": "All papers, A to Z", "url": "browse/a-z/", "rows": rows}]
+    for bucket, (label, _) in OUTCOMES.items():
+        mine = [r for r in rows if r["bucket"] == bucket]
+        if mine:
+            lists.append(
+                {
+                    "kind": "outcome",
+                    "key": bucket,
+                    "name": f"Outcome: {label}",
+                    "label": label,
+                    "url": f"browse/outcome/{bucket}/",
+                    "rows": mine,
+                }
+            )
+    areas: dict[str, list] = defaultdict(list)
+    for r in rows:
+        areas[r["area"] or "No area given"].append(r)
+    for area in sorted(areas, key=str.casefold):
+        lists.append(
+            {
+                "kind": "area",
+                "key": area,
+                "name": f"Area: {area}",
+                "label": area,
+                "url": f"browse/area/{slug(area)}/",
+                "rows": areas[area],
+            }
+        )
+    return lists
+
+
+def falsifications_context(data: SiteData) -> dict[str, Any]:
+    """Every falsified claim verdict, with or without an argument, and every claimed one."""
+    table = stats(data.claim_folds, data.paper_folds)
+    items = []
+    for paper_id in sorted({k[0] for k in data.logbooks}):
+        claimed = {(f["logbook"], f["claim"]): f for f in falsifications_of(data, paper_id)}
+        folds = data.claim_folds_of(paper_id)
+        for row in data.rows_of(paper_id):
+            argued = claimed.pop((row.logbook, row.claim), None)
+            if row.verdict != "falsified" and argued is None:
+                continue
+            state = review_state(row.verdict, row.review) or (
+                "rejected"
+                if isinstance(row.review, str) and row.review == "reject"
+                else "not_falsified"
+            )
+            items.append(
+                {
+                    "paper": paper_id,
+                    "title": data.papers[paper_id].paper.title,
+                    "paper_url": paper_url(paper_id),
+                    "claim": row.claim,
+                    "claim_url": paper_url(paper_id) + "#" + row.claim,
+                    "fold": folds.get(row.claim, "untested"),
+                    "logbook": row.logbook,
+                    "url": logbook_url(paper_id, row.logbook),
+                    "contributor": row.contributor,
+                    "person_url": person_url(str(row.contributor)),
+                    "state": state,
+                    "counted": bool(row.counted),
+                    "argued": argued is not None,
+                    "machine_verdict": row.machine_verdict,
+                }
+            )
+        for f in claimed.values():  # an argument for a claim the judge never saw
+            items.append(
+                {
+                    **f,
+                    "claim_url": f["paper_url"] + "#" + f["claim"],
+                    "fold": folds.get(f["claim"], "untested"),
+                    "person_url": person_url(f["contributor"]),
+                    "state": "under_review" if f["state"] == "under_review" else f["state"],
+                    "counted": False,
+                    "argued": True,
+                }
+            )
+    falsified_claims = {
+        (i["paper"], i["claim"]) for i in items if i["fold"] in ("falsified", "contested")
+    }
+    return {
+        "items": items,
+        "claims_falsified": table["claims"]["falsified"],
+        "claims_contested": table["claims"]["contested"],
+        "claims_listed": len(falsified_claims),
+        "under_review": sum(1 for i in items if i["state"] == "under_review"),
+        "confirmed": sum(1 for i in items if i["state"] == "confirmed"),
+    }
+
+
+def paper_feed_entries(data: SiteData, paper_id: str) -> list[dict[str, Any]]:
+    keys = [k for k in data.logbooks_of(paper_id) if k in data.verdicts]
+    return [_entry(data, k, data.verdicts[k]) for k in keys][::-1]
 
 
 def feed_entries(data: SiteData) -> list[dict[str, Any]]:
     return newest_verdicts(data, FEED_SIZE)
 
 
-def all_falsifications(data: SiteData) -> list[dict[str, Any]]:
+def search_records(data: SiteData, people: list[dict[str, Any]]) -> list[Any]:
+    """What the site search matches: each paper's title, authors, id, venue, area and claims;
+    each contributor's handle."""
+    from .search import Record
+
     out = []
-    for paper_id in sorted({k[0] for k in data.logbooks}):
-        out.extend(falsifications_of(data, paper_id))
+    for paper_id in sorted(data.papers):
+        paper = data.papers[paper_id]
+        meta = paper.paper
+        authors = ", ".join(a.name for a in meta.authors)
+        handles = " ".join(f"@{a.github}" for a in meta.authors if a.github)
+        claims = " ".join(f"{c.id}: {c.statement}" for c in paper.claims)
+        text = (  # the title is the stand-in's heading: not repeated in the excerpt
+            f"{authors} {handles}. {paper_id}, {meta.venue}"
+            f"{', ' + meta.tags.area if meta.tags.area else ''}. "
+            f"Outcome: {outcome_text(data, paper_id)}. {claims}"
+        )
+        out.append(Record(paper_url(paper_id), meta.title, text, "paper"))
+    for person in people:
+        text = (
+            f"@{person['github']}, contributor: {person['logbooks']} logbooks on "
+            f"{person['papers']} papers, score {person['score']}."
+        )
+        out.append(Record(person["url"], f"@{person['github']}", text, "contributor"))
     return out

@@ -8,6 +8,8 @@ stale. The page contexts (``context.py``) are pure functions of ``SiteData``.
 
 from __future__ import annotations
 
+import json
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -23,7 +25,67 @@ from ..models import Logbook, PaperFile, Review, VerdictFile
 from ..records import Tables, load_tables
 from ..repo import Corpus, paused_gc
 
+MAX_RECORD_BYTES = 2_000_000  # a re-run record larger than this is not published
+
 Key = tuple[str, str]  # (paper id, logbook id)
+_PULL = re.compile(r"^https://github\.com/[^/]+/[^/]+/pull/\d+")
+
+
+@dataclass
+class Rerun:
+    """A stored re-run record (``reruns/<paper>/<logbook>/``): untrusted JSON, shown as data."""
+
+    run: dict[str, Any]
+    files: dict[str, bytes]  # file name -> bytes, published beside the logbook page
+    outputs: Any = None  # parsed outputs.json, for the re-run numbers
+
+
+def load_rerun(folder: Path) -> Rerun | None:
+    files = {}
+    for name in ("run.json", "outputs.json"):
+        path = folder / name
+        if path.is_file() and path.stat().st_size <= MAX_RECORD_BYTES:
+            files[name] = path.read_bytes()
+    if "run.json" not in files:
+        return None
+    try:
+        run = json.loads(files["run.json"])
+    except ValueError:
+        run = {}
+    try:
+        outputs = json.loads(files["outputs.json"]) if "outputs.json" in files else None
+    except ValueError:
+        outputs = None
+    return Rerun(run if isinstance(run, dict) else {}, files, outputs)
+
+
+def git_head(root: Path) -> str | None:
+    """The commit checked out at ``root`` (read from .git, no subprocess), or None."""
+    git = root / ".git"
+    try:
+        if git.is_file():  # a worktree: "gitdir: <path>"
+            git = Path(git.read_text().split(":", 1)[1].strip())
+        head = (git / "HEAD").read_text().strip()
+        if not head.startswith("ref: "):
+            return head if re.fullmatch(r"[0-9a-f]{40}", head) else None
+        ref = head[5:]
+        for base in (git, _common_dir(git)):
+            path = base / ref
+            if path.is_file():
+                return path.read_text().strip()
+            packed = base / "packed-refs"
+            if packed.is_file():
+                for line in packed.read_text().splitlines():
+                    if line.endswith(" " + ref):
+                        return line.split()[0]
+    except (OSError, IndexError):
+        return None
+    return None
+
+
+def _common_dir(git: Path) -> Path:
+    common = git / "commondir"
+    return (git / common.read_text().strip()).resolve() if common.is_file() else git
 
 
 @dataclass
@@ -40,6 +102,11 @@ class SiteData:
     generated_at: datetime
     site_url: str | None = None
     bucket_of: dict[str, str] = field(default_factory=dict)
+    repo_url: str | None = None  # the audit repository on GitHub (mkdocs.yml `repo_url`)
+    commit: str | None = None  # the commit the site is built from, for links to files
+    reruns: dict[Key, Rerun] = field(default_factory=dict)  # stored re-run records
+    pull_requests: dict[Key, str] = field(default_factory=dict)  # logbook -> its PR URL
+    memo: dict[str, Any] = field(default_factory=dict)  # contexts several pages share
     # per-paper indexes, built once: pages would otherwise scan the whole corpus each
     _logbooks_by_paper: dict[str, list[Key]] = field(default_factory=dict)
     _rows_by_paper: dict[str, list[Any]] = field(default_factory=dict)
@@ -90,6 +157,7 @@ def load_site_data(
     site_url: str | None = None,
     only: set[str] | None = None,
     judged: dict[str, VerdictFile] | None = None,
+    repo_url: str | None = None,
 ) -> SiteData:
     """Load and fold the repository, or (``only``) just some papers, for a quick preview.
 
@@ -139,5 +207,23 @@ def load_site_data(
         site_url,
     )
     data.bucket_of = dict(zip(paper_folds["paper"], paper_folds["bucket"], strict=True))
+    data.repo_url = repo_url.rstrip("/") if repo_url else None
+    data.commit = git_head(root)
+    runs = root / "reruns"
+    if runs.is_dir():
+        for key in logbooks:
+            record = load_rerun(runs / key[0] / key[1])
+            if record is not None:
+                data.reruns[key] = record
+    for paper_id, items in reviews.items():
+        for review in items:
+            if review.link and _PULL.match(review.link):
+                data.pull_requests.setdefault(
+                    (paper_id, review.logbook), _PULL.match(review.link)[0]
+                )
+    for key, record in data.reruns.items():
+        pr = record.run.get("pull_request") or record.run.get("pr_url")
+        if isinstance(pr, str) and _PULL.match(pr):
+            data.pull_requests.setdefault(key, _PULL.match(pr)[0])
     data.index()
     return data

@@ -2,14 +2,15 @@
 
 A handful of generated pages (home, papers index, contributors...) go through
 mkdocs as virtual files (``File.generated``) with empty Markdown, their HTML
-replacing the page content. The thousands of paper and logbook pages do not go
-through mkdocs one by one: the theme renders one *shell* page per depth
-(``papers/<id>/`` and ``papers/<id>/<logbook>/``) with markers for the title and
-the content, and each page is that shell with its title, content and ids filled
-in. Every page at one depth shares the theme's header, nav and footer, so this
-is the same HTML mkdocs would write, at a fraction of the cost. All generated
-pages stay out of the search index (papers are searched through the compact JSON
-index) and are added to the sitemap.
+replacing the page content. The thousands of paper, logbook, list and
+contributor pages do not go through mkdocs one by one: the theme renders one
+*shell* page per URL depth (``ra-shell-0b1c/``, ``ra-shell-0b1c/s1/``...) with
+markers for the title, description, feed and content, and each page is the shell
+of its depth with those filled in and the shell's URL replaced by its own. Every
+page at one depth shares the theme's header, nav and footer and the same relative
+links, so this is the same HTML mkdocs would write, at a fraction of the cost.
+All generated pages are added to the sitemap, with absolute URLs when the site
+has a ``site_url``.
 """
 
 from __future__ import annotations
@@ -27,26 +28,29 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page as MkPage
 
 from ..fsutil import atomic_write
-from .render import Page, page_url
+from .render import Page, page_url, relative
 
-_UNNAMED_DIALOG = re.compile(r'(<div class="md-search"[^>]*role="dialog")(?![^>]*aria-label)')
-SHELL_PAPER = "ra-shell-paper"
-SHELL_LOGBOOK = "ra-shell-logbook"
+SHELL_ROOT = "ra-shell-0b1c"
 TITLE_MARK = "RA-SHELL-TITLE-0b1c"
+DESCRIPTION_MARK = "RA-SHELL-DESCRIPTION-0b1c"
+FEED_MARK = "RA-SHELL-FEED-0b1c"
 # "<h1" inside the marker: the theme adds its own <h1> title only to content without one,
 # and every generated page brings its own.
 CONTENT_MARK = "<!--RA-SHELL-CONTENT-0b1c <h1 -->"
-SHELLS = {
-    2: f"papers/{SHELL_PAPER}/index.md",
-    3: f"papers/{SHELL_PAPER}/{SHELL_LOGBOOK}.md",
-}
+FEED_LINK = re.compile(
+    r'<link rel="alternate feed" type="application/atom\+xml" title="([^"]*)" '
+    r'href="RA-SHELL-FEED-0b1c[^"]*">\s*'
+)
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 
-def _templated(src_uri: str) -> bool:
-    """Paper pages (papers/<id>/index.md) and logbook pages (papers/<id>/<logbook>.md)."""
-    parts = src_uri.split("/")
-    return len(parts) == 3 and parts[0] == "papers" and parts[2].endswith(".md")
+def shell_src(depth: int) -> str:
+    """The source of the shell page whose URL has ``depth`` parts."""
+    return "/".join([SHELL_ROOT, *(f"s{i}" for i in range(1, depth))]) + "/index.md"
+
+
+def depth_of(url: str) -> int:
+    return len(url.strip("/").split("/"))
 
 
 class ReproauditPlugin(BasePlugin):
@@ -61,13 +65,12 @@ class ReproauditPlugin(BasePlugin):
         self.pages = {p.src_uri: p for p in pages}
         self.outputs = outputs
 
-    def _direct(self) -> dict[str, Page]:
-        return {k: v for k, v in self.pages.items() if not _templated(k)}
+    def _shells(self) -> dict[str, int]:
+        depths = {depth_of(page_url(p.src_uri)) for p in self.pages.values() if p.shell}
+        return {shell_src(d): d for d in sorted(depths)}
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
-        wanted = list(self._direct())
-        if any(_templated(k) for k in self.pages):
-            wanted += list(SHELLS.values())
+        wanted = [k for k, p in self.pages.items() if not p.shell] + list(self._shells())
         for src_uri in wanted:
             if files.get_file_from_path(src_uri) is None:  # a hand-written page wins
                 files.append(File.generated(config, src_uri, content=""))
@@ -79,19 +82,27 @@ class ReproauditPlugin(BasePlugin):
         if not page.file.generated_by:
             return markdown
         src = page.file.src_uri
-        if src in SHELLS.values():
-            page.meta["title"] = TITLE_MARK
-            page.meta["search"] = {"exclude": True}
-            page.meta["hide"] = ["navigation", "toc"]  # wide claims x logbooks grids
+        if src.startswith(SHELL_ROOT + "/"):
+            page.meta.update(
+                title=TITLE_MARK,
+                description=DESCRIPTION_MARK,
+                ra_feed=FEED_MARK,
+                search={"exclude": True},
+                hide=["navigation", "toc"],  # wide claims x logbooks grids
+            )
             return ""
         generated = self.pages.get(src)
         if generated is None:
             return markdown
         page.meta["title"] = generated.title
-        if src == "papers/index.md":
+        if generated.description:
+            page.meta["description"] = generated.description
+        if generated.feed:
+            page.meta["ra_feed"] = relative(page_url(src), generated.feed)
+            page.meta["ra_feed_title"] = generated.feed_title
+        if generated.wide:
             page.meta["hide"] = ["navigation", "toc"]
-        if not generated.search:
-            page.meta["search"] = {"exclude": True}
+        page.meta["search"] = {"exclude": True}  # pagefind indexes the site, not lunr
         return ""
 
     def on_page_content(
@@ -99,57 +110,80 @@ class ReproauditPlugin(BasePlugin):
     ) -> str:
         if not page.file.generated_by:
             return html_text
-        if page.file.src_uri in SHELLS.values():
+        if page.file.src_uri.startswith(SHELL_ROOT + "/"):
             return CONTENT_MARK
         generated = self.pages.get(page.file.src_uri)
-        return generated.html if generated is not None else html_text
-
-    def on_post_page(self, output: str, *, page: MkPage, config: MkDocsConfig) -> str:
-        # The theme's search dialog has no accessible name (axe: aria-dialog-name).
-        return _UNNAMED_DIALOG.sub(r'\1 aria-label="Search"', output)
+        return generated.content() if generated is not None else html_text
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         site = Path(config.site_dir)
-        shells = {}
-        for depth, src in SHELLS.items():
+        shells: dict[int, str] = {}
+        for src, depth in self._shells().items():
             built = site / page_url(src) / "index.html"
             if built.is_file():
                 shells[depth] = built.read_text(encoding="utf-8")
-        shutil.rmtree(site / "papers" / SHELL_PAPER, ignore_errors=True)
+        shutil.rmtree(site / SHELL_ROOT, ignore_errors=True)
         urls = []
-        for src, page in self.pages.items():
-            if not _templated(src):
+        for page in self.pages.values():
+            url = page_url(page.src_uri)
+            urls.append(url)
+            if not page.shell:
                 continue
-            url = page_url(src)
-            parts = url.strip("/").split("/")  # ["papers", id] or ["papers", id, logbook]
-            shell = shells[len(parts)]
-            text = shell.replace(TITLE_MARK, html.escape(page.title, quote=True))
-            text = text.replace(CONTENT_MARK, page.html).replace(SHELL_PAPER, parts[1])
-            if len(parts) == 3:
-                text = text.replace(SHELL_LOGBOOK, parts[2])
             out = site / url / "index.html"
             out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(text, encoding="utf-8")
-            urls.append(url)
+            out.write_text(fill_shell(shells[depth_of(url)], page, url), encoding="utf-8")
+        made: set[Path] = set()
         for rel, data in self.outputs.items():
-            atomic_write(site / rel, data)
+            # plain writes: the whole build folder replaces the site in one rename at the end
+            target = site / rel
+            if target.parent not in made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.add(target.parent)
+            target.write_bytes(data)
         _extend_sitemap(site, config.site_url, urls)
 
 
+def fill_shell(shell: str, page: Page, url: str) -> str:
+    """The shell of the page's depth with its title, description, feed, content and URL."""
+    shell_url = page_url(shell_src(depth_of(url)))
+    text = shell.replace(TITLE_MARK, html.escape(page.title, quote=True))
+    text = text.replace(DESCRIPTION_MARK, html.escape(page.description or page.title, quote=True))
+    if page.feed:
+        feed = html.escape(relative(url, page.feed), quote=True)
+        title = html.escape(page.feed_title or page.title, quote=True)
+        text = FEED_LINK.sub(
+            lambda _: (
+                f'<link rel="alternate feed" type="application/atom+xml" title="{title}" '
+                f'href="{feed}">\n'
+            ),
+            text,
+            count=1,
+        )
+    else:
+        text = FEED_LINK.sub("", text, count=1)
+    return text.replace(CONTENT_MARK, page.content()).replace(shell_url, url)
+
+
 def _extend_sitemap(site: Path, site_url: str | None, urls: list[str]) -> None:
-    """Drop the shells from sitemap.xml and add the filled-in pages."""
+    """Rewrite sitemap.xml: no shells, every generated page, absolute URLs when known."""
     path = site / "sitemap.xml"
     if not path.is_file():
         return
     ET.register_namespace("", SITEMAP_NS)
     tree = ET.parse(path)
     root = tree.getroot()
+    base = site_url.rstrip("/") + "/" if site_url else ""
+    known = set()
     for entry in list(root):
         loc = entry.find(f"{{{SITEMAP_NS}}}loc")
-        if loc is not None and SHELL_PAPER in (loc.text or ""):
+        text = (loc.text or "") if loc is not None else ""
+        if SHELL_ROOT in text:
             root.remove(entry)
-    base = (site_url or "").rstrip("/") + "/" if site_url else ""
+        else:
+            known.add(text)
     for url in sorted(urls):
+        if base + url in known:
+            continue
         entry = ET.SubElement(root, f"{{{SITEMAP_NS}}}url")
         ET.SubElement(entry, f"{{{SITEMAP_NS}}}loc").text = base + url
     data = ET.tostring(root, encoding="utf-8", xml_declaration=True)

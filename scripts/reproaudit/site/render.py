@@ -10,12 +10,11 @@ write-ups are rendered by markdown-it with raw HTML disabled.
 from __future__ import annotations
 
 import json
-import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cache
+from functools import cache, partial
 from io import StringIO
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -24,8 +23,9 @@ import jinja2
 from markupsafe import Markup
 
 from ..export import COLUMNS, export_frame
-from ..fold import BUCKET_LABELS
 from . import context as ctx
+from . import words
+from .chips import Chips
 from .data import SiteData
 
 BUCKET_COLOURS = {
@@ -48,23 +48,63 @@ VERDICT_COLOURS = {
 
 @dataclass(frozen=True)
 class Page:
-    """A generated page: where it goes, its title, its HTML, whether search indexes it."""
+    """A generated page: where it goes, its title and HTML, and how the head describes it.
+
+    ``shell`` pages (the thousands of papers, logbooks, lists) are filled into the shell
+    page of their URL depth instead of going through mkdocs one by one; ``feed`` is the
+    site path of the page's own Atom feed; ``wide`` hides the side navigation. ``html``
+    may be a function that renders it: paper, logbook and contributor pages are rendered
+    when they are written, so a large site never holds all their HTML at once.
+    """
 
     src_uri: str
     title: str
-    html: str
-    search: bool = False
+    html: str | Callable[[], str]
+    description: str = ""
+    feed: str | None = None
+    feed_title: str | None = None
+    shell: bool = False
+    wide: bool = False
+
+    def content(self) -> str:
+        return self.html if isinstance(self.html, str) else self.html()
+
+
+CHART_SIZE = (4.5, 3.0)  # inches at 72 user units each: the SVG's text stays >= 12 px
+PAGE_SIZE = 100  # rows per page of the static lists and the leaderboard
+
+
+def number(value: int | float) -> str:
+    """The site's one number format: 1,788."""
+    return f"{value:,}"
 
 
 @cache
 def _env() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.PackageLoader("reproaudit.site", "templates"),
+        auto_reload=False,  # templates do not change during a build: no stat per page
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["n"] = number
+    env.globals.update(
+        FLAGS=words.FLAGS,
+        OUTCOMES=words.OUTCOMES,
+        VERDICTS=words.VERDICTS,
+        MARKERS=words.MARKERS,
+        MEANING=words.MEANING_URL,
+        flag_label=words.flag_label,
+        u=_u,
+        absolute=_absolute_url,
+        chip=Chips(_u),
+        PAGE_SIZE=PAGE_SIZE,
+        CHART_W=CHART_SIZE[0] * 72,
+        CHART_H=CHART_SIZE[1] * 72,
+    )
+    return env
 
 
 def page_url(src_uri: str) -> str:
@@ -76,17 +116,30 @@ def page_url(src_uri: str) -> str:
 
 
 def relative(from_url: str, to: str) -> str:
-    """A link from the page at ``from_url`` to the site path ``to``."""
-    base = "/" + from_url
-    target = "/" + to
-    link = posixpath.relpath(target, base if base.endswith("/") else posixpath.dirname(base))
-    if to.endswith("/") and not link.endswith("/"):
-        link += "/"
-    return link
+    """A link from the page at ``from_url`` (a directory URL) to the site path ``to``.
+
+    String work only: posixpath.relpath costs ten times more, and a large site makes
+    hundreds of thousands of links.
+    """
+    here = from_url.split("/")[:-1]  # the directories of the page
+    there = to.split("/")
+    common = 0
+    while common < len(here) and common < len(there) - 1 and here[common] == there[common]:
+        common += 1
+    link = "../" * (len(here) - common) + "/".join(there[common:])
+    return link or "./"
 
 
-def _linker(from_url: str) -> Callable[[str], str]:
-    return lambda to: relative(from_url, to)
+_here = {"url": "", "site": ""}  # the page being rendered and the site's address
+
+
+def _u(to: str) -> str:
+    """Templates' link helper: from the page being rendered to a site path."""
+    return relative(_here["url"], to)
+
+
+def _absolute_url(path: str) -> str:
+    return f"{_here['site']}/{path}" if _here["site"] else f"/{path}"
 
 
 def _absolute(data: SiteData) -> Callable[[str], str]:
@@ -95,8 +148,11 @@ def _absolute(data: SiteData) -> Callable[[str], str]:
 
 
 def render(template: str, src_uri: str, data: SiteData, **values: Any) -> str:
-    url = page_url(src_uri)
-    return _env().get_template(template).render(u=_linker(url), absolute=_absolute(data), **values)
+    # the link helpers are globals, not per-page variables, so templates import the macros
+    # without context and jinja evaluates them once, not once per page
+    _here["url"] = page_url(src_uri)
+    _here["site"] = (data.site_url or "").rstrip("/")
+    return _env().get_template(template).render(**values)
 
 
 @cache
@@ -123,14 +179,54 @@ def writeup_html(text: str) -> Markup:
     return Markup(html)
 
 
+def _paged(
+    base: str,
+    title: str,
+    rows: list[Any],
+    template: str,
+    data: SiteData,
+    description: str,
+    first_direct: bool = False,
+    **values: Any,
+) -> list[Page]:
+    """A list split into pages of PAGE_SIZE rows: ``base``, ``base`` 2/, 3/... with a pager."""
+    chunks = ctx.paginate(rows, PAGE_SIZE)
+    out = []
+    for number_, chunk in enumerate(chunks, start=1):
+        url = ctx.page_of(base, number_)
+        src = url + "index.md" if url else "index.md"
+        if first_direct and number_ == 1:
+            src = base.rstrip("/") + ".md"
+        pager = {
+            "number": number_,
+            "count": len(chunks),
+            "pages": [ctx.page_of(base, i) for i in range(1, len(chunks) + 1)],
+            "first": (number_ - 1) * PAGE_SIZE + 1,
+            "last": (number_ - 1) * PAGE_SIZE + len(chunk),
+            "total": len(rows),
+        }
+        heading = title if number_ == 1 else f"{title} (page {number_} of {len(chunks)})"
+        html = render(template, src, data, rows=chunk, pager=pager, heading=heading, **values)
+        shell = not (first_direct and number_ == 1)
+        out.append(Page(src, heading, html, description=description, shell=shell))
+    return out
+
+
 def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[Page]:
     """Every generated page; ``only`` limits paper and logbook pages to some papers."""
+    home = ctx.home_context(data)
+    lists = ctx.browse_lists(data)
+    people = ctx.contributors_context(data)  # memoised: the search records use it too
+    falsified = ctx.falsifications_context(data)
     out = [
         Page(
             "index.md",
             site_name,
-            render("home.html", "index.md", data, home=ctx.home_context(data), site_name=site_name),
-            search=True,
+            render("home.html", "index.md", data, home=home, site_name=site_name),
+            description=(
+                f"{number(home['papers_total'])} papers, {number(home['claims_total'])} claims, "
+                f"{number(home['logbooks_total'])} reproduction logbooks, judged claim by claim."
+            ),
         ),
         Page(
             "papers/index.md",
@@ -140,31 +236,29 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
                 "papers/index.md",
                 data,
                 count=len(data.papers),
-                buckets={**BUCKET_LABELS, "untested": "Not yet judged"},
+                buckets={k: v[0] for k, v in words.OUTCOMES.items()},
                 areas=sorted(
                     {p.paper.tags.area for p in data.papers.values() if p.paper.tags.area}
                 ),
+                lists=lists,
+                first=lists[0]["rows"][:PAGE_SIZE],
+                more=len(lists[0]["rows"]) > PAGE_SIZE,
             ),
-            search=True,
+            description=f"All {number(len(data.papers))} papers: filter by outcome and area, "
+            "sort, search; static lists work without JavaScript.",
+            wide=True,
         ),
         Page(
-            "contributors.md",
-            "Contributors",
-            render(
-                "contributors.html",
-                "contributors.md",
-                data,
-                contributors=ctx.contributors_context(data),
-            ),
-            search=True,
+            "search.md",
+            "Search",
+            render("search.html", "search.md", data),
+            description="Search papers, authors, ids and claims.",
         ),
         Page(
-            "falsifications.md",
-            "Falsifications",
-            render(
-                "falsifications.html", "falsifications.md", data, items=ctx.all_falsifications(data)
-            ),
-            search=True,
+            "meaning.md",
+            "What the verdicts mean",
+            render("meaning.html", "meaning.md", data),
+            description="Outcomes, verdicts, flags and markers explained in plain words.",
         ),
         Page(
             "downloads.md",
@@ -176,34 +270,118 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
                 columns=COLUMNS,
                 generated_at=data.generated_at,
             ),
-            search=True,
+            description="Every claim and verdict as CSV, Parquet and JSON lines.",
         ),
     ]
+    for item in lists:
+        out += _paged(
+            item["url"],
+            item["name"],
+            item["rows"],
+            "browse.html",
+            data,
+            f"{item['name']}: {number(len(item['rows']))} papers.",
+            lists=lists,
+            current=item,
+        )
+    out += _paged(
+        "contributors/",
+        "Contributors",
+        people,
+        "contributors.html",
+        data,
+        f"{number(len(people))} contributors ranked by a documented score.",
+        first_direct=True,
+        score_text=ctx.SCORE_TEXT,
+    )
+    out += _paged(
+        "falsifications/",
+        "Falsifications",
+        falsified["items"],
+        "falsifications.html",
+        data,
+        f"{number(len(falsified['items']))} falsified claim verdicts and their review state.",
+        first_direct=True,
+        f=falsified,
+    )
+    keys_of = ctx.logbooks_by_person(data)
+    for person in people:
+        src = person["url"] + "index.md"
+        out.append(
+            Page(
+                src,
+                f"@{person['github']}",
+                partial(_person_html, data, src, person, keys_of[person["github"].lower()]),
+                description=f"@{person['github']}: {person['logbooks']} logbooks, "
+                f"score {person['score']}, rank {person['rank']}.",
+                shell=True,
+            )
+        )
     for paper_id in sorted(data.papers):
         if only is not None and paper_id not in only:
             continue
         src = f"papers/{paper_id}/index.md"
+        meta = data.papers[paper_id].paper
         out.append(
             Page(
                 src,
-                data.papers[paper_id].paper.title,
-                render("paper.html", src, data, p=ctx.paper_context(data, paper_id)),
+                meta.title,
+                partial(_paper_html, data, src, paper_id),
+                description=f"{meta.title} ({meta.venue}): {ctx.outcome_text(data, paper_id)}; "
+                f"{len(data.papers[paper_id].claims)} claims, "
+                f"{len(data.logbooks_of(paper_id))} logbooks.",
+                feed=ctx.paper_feed_path(paper_id),
+                feed_title=f"Verdicts on {meta.title}",
+                shell=True,
+                wide=True,
             )
         )
     for key in sorted(data.logbooks):
         if only is not None and key[0] not in only:
             continue
         src = f"papers/{key[0]}/{key[1]}.md"
-        lctx = ctx.logbook_context(data, key)
-        writeup = writeup_html(lctx["writeup"]) if lctx["writeup"] else ""
+        title = data.papers[key[0]].paper.title
         out.append(
             Page(
                 src,
                 f"Logbook {key[1]}",
-                render("logbook.html", src, data, l=lctx, writeup_html=writeup),
+                partial(_logbook_html, data, src, key),
+                description=f"Logbook {key[1]} by @{data.logbooks[key].logbook.contributor.github}"
+                f", a reproduction of {title}.",
+                feed=ctx.paper_feed_path(key[0]),
+                feed_title=f"Verdicts on {title}",
+                shell=True,
+                wide=True,
             )
         )
     return out
+
+
+def _person_html(data: SiteData, src: str, person: dict, keys: list) -> str:
+    return render("person.html", src, data, c=ctx.person_context(data, person, keys))
+
+
+def _paper_html(data: SiteData, src: str, paper_id: str) -> str:
+    return render("paper.html", src, data, p=ctx.paper_context(data, paper_id))
+
+
+def _logbook_html(data: SiteData, src: str, key: tuple[str, str]) -> str:
+    lctx = ctx.logbook_context(data, key)
+    writeup = writeup_html(lctx["writeup"]) if lctx["writeup"] else ""
+    return render("logbook.html", src, data, l=lctx, writeup_html=writeup)
+
+
+def search_records(data: SiteData) -> list[Any]:
+    """Search stand-ins for papers, contributors and the page of meanings."""
+    from .search import Record
+
+    meaning = " ".join(
+        f"{label}: {text}"
+        for table in (words.OUTCOMES, words.VERDICTS, words.FLAGS, words.MARKERS)
+        for label, text in table.values()
+    )
+    extra = [Record(words.MEANING_URL, "What the verdicts mean", meaning, "page")]
+    return ctx.search_records(data, ctx.contributors_context(data)) + extra
 
 
 # --- files beside the pages -----------------------------------------------------------
@@ -221,7 +399,14 @@ def files(data: SiteData, site_name: str, only: set[str] | None = None) -> dict[
     }
     for paper_id in data.papers:
         if only is None or paper_id in only:
-            out[ctx.badge_path(paper_id)] = badge_svg(data.bucket_of.get(paper_id, "untested"))
+            out[ctx.badge_path(paper_id)] = badge_svg(
+                data.bucket_of.get(paper_id, "untested"), ctx.outcome_text(data, paper_id)
+            )
+            out[ctx.paper_feed_path(paper_id)] = atom_feed(data, site_name, paper_id)
+    for key, record in data.reruns.items():
+        if only is None or key[0] in only:
+            for name, raw in record.files.items():
+                out[ctx.rerun_path(key, name)] = raw
     frame = export_frame(data.papers, data.rows, data.claim_folds, data.paper_folds)
     from ..export import BASENAME, FORMATS, encode
 
@@ -230,10 +415,10 @@ def files(data: SiteData, site_name: str, only: set[str] | None = None) -> dict[
     return out
 
 
-def badge_svg(bucket: str) -> bytes:
+def badge_svg(bucket: str, text: str | None = None) -> bytes:
     """A flat two-part badge, like the ones READMEs carry."""
     label = "reproaudit"
-    value = {**BUCKET_LABELS, "untested": "not yet judged"}.get(bucket, bucket).lower()
+    value = (text or words.outcome_label(bucket)).lower()
     left = 7 * len(label) + 12
     right = 7 * len(value) + 12
     colour = BUCKET_COLOURS.get(bucket, "#555555")
@@ -251,7 +436,7 @@ def badge_svg(bucket: str) -> bytes:
     return svg.encode("utf-8")
 
 
-def _figure(width: float = 6.4, height: float = 3.2) -> tuple[Any, Any]:
+def _figure(width: float = CHART_SIZE[0], height: float = CHART_SIZE[1]) -> tuple[Any, Any]:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -261,7 +446,7 @@ def _figure(width: float = 6.4, height: float = 3.2) -> tuple[Any, Any]:
         {
             "svg.hashsalt": "reproaudit",
             "svg.fonttype": "none",
-            "font.size": 10,
+            "font.size": 12,  # real SVG text, shown at its own size (12 px)
             "axes.spines.top": False,
             "axes.spines.right": False,
         }
@@ -274,9 +459,12 @@ def _svg(fig: Any) -> bytes:
 
     buffer = StringIO()
     fig.tight_layout()
-    fig.savefig(buffer, format="svg", metadata={"Date": None})
+    fig.savefig(buffer, format="svg", metadata={"Date": None}, facecolor="white")
     plt.close(fig)
-    return buffer.getvalue().encode("utf-8")
+    # matplotlib sizes the SVG in pt (1.33 px each); in px, its 12-unit text is 12 px on screen
+    svg = re.sub(r'(<svg[^>]*?(?:width|height)="[\d.]+)pt"', r'\1"', buffer.getvalue(), count=1)
+    svg = re.sub(r'(<svg[^>]*?(?:width|height)="[\d.]+)pt"', r'\1"', svg, count=1)
+    return svg.encode("utf-8")
 
 
 def buckets_chart(data: SiteData) -> bytes:
@@ -288,7 +476,8 @@ def buckets_chart(data: SiteData) -> bytes:
     bars = ax.barh(labels, counts, color=colours)
     ax.bar_label(bars, labels=[f"{c:,}" for c in counts], padding=3)
     ax.set_xlabel("papers")
-    ax.set_title(f"{home['table']['papers_judged']:,} papers judged", loc="left")
+    ax.set_title(f"{home['table']['papers_judged']:,} papers judged", loc="left", fontsize=12)
+    ax.margins(x=0.25)  # room for the count labels
     return _svg(fig)
 
 
@@ -311,19 +500,25 @@ def verdicts_over_time_chart(data: SiteData) -> bytes:
         ax.bar(table.index.tolist(), heights, bottom=bottom, color=colour, label=verdict)
         bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
     ax.set_ylabel("claim verdicts")
-    ax.legend(frameon=False, ncols=4, loc="upper left", bbox_to_anchor=(0, 1.15))
+    ax.legend(frameon=False, ncols=2, loc="upper left", bbox_to_anchor=(0, 1.3), fontsize=12)
     ax.tick_params(axis="x", labelrotation=45)
     return _svg(fig)
 
 
-def atom_feed(data: SiteData, site_name: str) -> bytes:
-    """Atom 1.0 feed of the newest verdicts (RFC 4287)."""
+def atom_feed(data: SiteData, site_name: str, paper_id: str | None = None) -> bytes:
+    """Atom 1.0 feed (RFC 4287) of the newest verdicts, or of one paper's verdicts."""
     ns = "http://www.w3.org/2005/Atom"
     ET.register_namespace("", ns)
     absolute = _absolute(data)
     feed = ET.Element(f"{{{ns}}}feed")
-    entries = ctx.feed_entries(data)
-    updated = entries[0]["judged_at"] if entries else data.generated_at
+    if paper_id is None:
+        entries = ctx.feed_entries(data)
+        title, path, home = f"{site_name}: new verdicts", "feed.xml", ""
+    else:
+        entries = ctx.paper_feed_entries(data, paper_id)
+        title = f"{site_name}: verdicts on {data.papers[paper_id].paper.title}"
+        path, home = ctx.paper_feed_path(paper_id), ctx.paper_url(paper_id)
+    updated = max((e["judged_at"] for e in entries), default=data.generated_at)
 
     def sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
         node = ET.SubElement(parent, f"{{{ns}}}{tag}", attrs)
@@ -331,23 +526,23 @@ def atom_feed(data: SiteData, site_name: str) -> bytes:
             node.text = text
         return node
 
-    sub(feed, "title", f"{site_name}: new verdicts")
-    sub(feed, "id", absolute("feed.xml") if data.site_url else "urn:reproaudit:feed")
+    sub(feed, "title", title)
+    sub(feed, "id", absolute(path) if data.site_url else f"urn:reproaudit:{path}")
     sub(feed, "updated", _iso(updated))
-    sub(feed, "link", href=absolute(""), rel="alternate")
-    sub(feed, "link", href=absolute("feed.xml"), rel="self")
+    sub(feed, "link", href=absolute(home), rel="alternate")
+    sub(feed, "link", href=absolute(path), rel="self")
     author = sub(feed, "author")
     sub(author, "name", site_name)
     for e in entries:
         entry = sub(feed, "entry")
-        counts = ", ".join(f"{n} {v}" for v, n in e["counts"].items() if n)
+        counts = ", ".join(f"{n} {e['labels'][v]}" for v, n in e["counts"].items() if n)
         sub(entry, "title", f"{e['title']}: logbook {e['logbook']} ({counts})")
         sub(entry, "id", f"urn:reproaudit:{e['paper']}:{e['logbook']}:{_iso(e['judged_at'])}")
         sub(entry, "updated", _iso(e["judged_at"]))
         sub(entry, "link", href=absolute(e["url"]))
         entry_author = sub(entry, "author")
         sub(entry_author, "name", e["contributor"])
-        sub(entry, "summary", f"Judged {counts} for {e['title']} ({e['paper']}).")
+        sub(entry, "summary", f"Judged {counts} for {e['title']} ({e['paper']}) by {e['judge']}.")
     return ET.tostring(feed, encoding="utf-8", xml_declaration=True)
 
 

@@ -1,0 +1,115 @@
+"""Site search: Pagefind, fed with one small stand-in page per result.
+
+Pagefind splits its index into small chunks and fragments, so a query loads only
+the chunks it needs and one fragment per result shown: search scales to tens of
+thousands of pages without one big download (a lunr index of every paper would
+be tens of megabytes). Rather than parse 13,000 built pages with the theme around
+them, Pagefind reads a stand-in tree: at each result's URL, a tiny page holding
+only what search should match (for a paper: title, authors, id, venue, area,
+outcome, claim text). The tree comes from the data, so indexing runs in the
+background while the site renders, and its bundle is moved into the site at the end.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..problems import Problem, ReproauditError
+
+BUNDLE = "pagefind"
+_MARKUP = re.compile(r"[#*_`>\[\]()|]+|\{[^}]*\}|<[^>]+>")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One search result: its site path (``papers/P/``), title and the text to match."""
+
+    url: str
+    title: str
+    content: str
+    kind: str  # "paper", "contributor" or "page", a Pagefind filter
+
+
+def stand_in(record: Record) -> str:
+    title = html.escape(record.title)
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+        f"</head><body><h1>{title}</h1><p>{html.escape(record.content)}</p>"
+        f'<span data-pagefind-filter="kind" hidden>{record.kind}</span></body></html>'
+    )
+
+
+def markdown_records(docs: Path, url_of: object) -> list[Record]:
+    """Stand-ins for the hand-written pages: their Markdown with the markup stripped."""
+    out = []
+    for path in sorted(docs.rglob("*.md")):
+        rel = path.relative_to(docs).as_posix()
+        text = path.read_text(encoding="utf-8", errors="replace")
+        heading = re.search(r"^#\s+(.+)$", text, re.MULTILINE)
+        title = heading[1].strip() if heading else path.stem.replace("-", " ").capitalize()
+        plain = re.sub(r"\s+", " ", _MARKUP.sub(" ", text)).strip()
+        out.append(Record(url_of(rel), title, plain, "page"))  # type: ignore[operator]
+    return out
+
+
+class SearchIndex:
+    """Pagefind running in the background over a stand-in tree written into ``work``."""
+
+    def __init__(self, work: Path, records: Iterable[Record]) -> None:
+        self.tree = work / "search-src"
+        self.bundle = work / "search-bundle"
+        self.count = 0
+        for record in records:
+            page = self.tree / record.url / "index.html"
+            page.parent.mkdir(parents=True, exist_ok=True)
+            page.write_text(stand_in(record), encoding="utf-8")
+            self.count += 1
+        argv = [_binary(), "--site", str(self.tree), "--output-path", str(self.bundle)]
+        self.process = subprocess.Popen(
+            [*argv, "--silent"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+
+    def finish(self, site: Path) -> None:
+        """Wait for Pagefind and move its bundle to ``site/pagefind/``."""
+        stdout, stderr = self.process.communicate()
+        if self.process.returncode != 0:
+            raise ReproauditError(
+                Problem(
+                    "invalid_value",
+                    "site",
+                    None,
+                    None,
+                    f"Pagefind failed to index the site (exit {self.process.returncode}): "
+                    + (stderr or stdout).strip()[-500:],
+                )
+            )
+        shutil.move(str(self.bundle), str(site / BUNDLE))
+
+    def cancel(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+def _binary() -> str:
+    try:
+        from pagefind.service import _must_get_executable
+
+        return str(_must_get_executable())
+    except (ImportError, FileNotFoundError) as exc:
+        raise ReproauditError(
+            Problem(
+                "invalid_value",
+                "pyproject.toml",
+                None,
+                None,
+                f"the search index needs Pagefind's binary, which is not installed ({exc})",
+                hint='pip install "pagefind[bin]" (a dependency of reproaudit)',
+            )
+        ) from None
