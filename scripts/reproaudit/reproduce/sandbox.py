@@ -16,7 +16,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import problems as P
-from ..problems import Problem, ReproauditError
+from ..errors import InputError, ReproauditError
+from ..problems import Problem
 
 SANDBOXES = ("bwrap", "docker", "none")
 MIB = 1024 * 1024
@@ -118,4 +119,4 @@ def choose_sandbox(
 
 
 def _error(message: str, hint: str) -> ReproauditError:
-    return ReproauditError(Problem(P.BAD_SANDBOX, "--sandbox", None, None, message, hint))
+    return InputError(Problem(P.BAD_SANDBOX, "--sandbox", None, None, message, hint))

@@ -20,6 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .. import problems as P
 from ..judge.run import judge_repo, now_utc
 from ..models import VerdictFile
 from ..problems import Problem, ReproauditError
@@ -167,7 +168,7 @@ def build_site(
         errors, warnings = config.validate()
         if errors or (strict and warnings):
             problems = [
-                Problem("invalid_value", "mkdocs.yml", None, name, str(message))
+                Problem(P.INVALID_VALUE, "mkdocs.yml", None, name, str(message))
                 for name, message in [*errors, *warnings]
             ]
             raise ReproauditError(problems)
@@ -178,9 +179,7 @@ def build_site(
         try:
             mkdocs_build(config)
         except (Abort, MkDocsException) as exc:
-            raise ReproauditError(
-                Problem("invalid_value", "mkdocs.yml", None, None, f"the site build failed: {exc}")
-            ) from None
+            raise ReproauditError(f"the site build failed: {exc}") from None
         if out.exists():
             previous = Path(tmp) / "previous"
             out.rename(previous)
