@@ -87,7 +87,7 @@ def duplicate_verdict_entries(corpus: Corpus) -> list[Problem]:
             if item.claim in seen:
                 out.append(
                     Problem(
-                        "duplicate_id",
+                        P.DUPLICATE_ID,
                         path.rel,
                         None,
                         f"claims[{i}].claim",
@@ -113,7 +113,7 @@ def rerun_problems(root: Path, corpus: Corpus) -> list[Problem]:
         if corpus.logbook_path(paper, logbook) is None:
             out.append(
                 Problem(
-                    "unknown_logbook",
+                    P.UNKNOWN_LOGBOOK,
                     f"{folder}/run.json",
                     None,
                     None,

@@ -89,4 +89,9 @@ class ArtifactError(ReproauditError):
 
     def __init__(self, path: object, message: str, hint: str | None = None) -> None:
         self.path = str(path)
+        self.detail = message
         super().__init__(f"{path}: {message}", hint)
+
+    def at(self, path: object) -> ArtifactError:
+        """The same error, naming the file the artifact was read from."""
+        return ArtifactError(path, self.detail, self.hint)

@@ -635,6 +635,10 @@ def handle_comment(payload: Path, repo_dir: Path, *, dry_run: bool = False) -> O
     from .events import read_json
 
     data = read_json(payload)
+    try:
+        parse_event(data)
+    except ArtifactError as exc:
+        raise exc.at(payload) from None
     github = GitHub.from_env(read_only=dry_run)
     outcome = dispatch(data, github, repo_dir, dry_run=dry_run)
     if not dry_run and outcome.command is not None:

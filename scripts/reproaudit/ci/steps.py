@@ -25,5 +25,8 @@ def dispatch_for(outcome: Path, payload: Path, ref: str) -> str:
     from .commands import parse_event
     from .flow import dispatch_run, read_outcome
 
-    event = parse_event(read_json(payload))
+    try:
+        event = parse_event(read_json(payload))
+    except ArtifactError as exc:
+        raise exc.at(payload) from None
     return dispatch_run(GitHub.from_env(), event.repo, ref, read_outcome(outcome), event.number)

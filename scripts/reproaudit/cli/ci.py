@@ -13,9 +13,8 @@ from pathlib import Path
 import click
 
 from ..problems import format_problems
-from . import (
+from .options import (
     backend_option,
-    cli,
     mode_option,
     pr_option,
     repo_name_option,
@@ -44,7 +43,7 @@ def _event_or_pr(event: Path | None, pr: int | None, sha: str | None) -> None:
         raise click.UsageError("give --event, or both --pr and --sha")
 
 
-@cli.group()
+@click.group()
 def ci() -> None:
     """What the GitHub workflows run (each step is tested offline)."""
 
@@ -331,3 +330,6 @@ def ci_store_reruns(artifact: Path, repo_name: str, pr: int, sha: str, repo: Pat
     for line in report.lines():
         click.echo(line)
     raise SystemExit(1 if report.refused else 0)
+
+
+COMMANDS = [ci]

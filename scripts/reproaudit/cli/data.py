@@ -7,10 +7,10 @@ from pathlib import Path
 import click
 
 from ..problems import format_problems, summary_line
-from . import cli, emit, repo_option, stdout_option
+from .options import emit, repo_option, stdout_option
 
 
-@cli.command()
+@click.command()
 @click.argument("paths", nargs=-1)
 @click.option(
     "--changed-from",
@@ -46,7 +46,7 @@ def validate(paths: tuple[str, ...], changed_from: str | None, fmt: str, repo: P
     raise SystemExit(0 if report.ok else 1)
 
 
-@cli.command()
+@click.command()
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -72,7 +72,7 @@ def schema(out: Path | None, check: bool, repo: Path) -> None:
         raise SystemExit(1)
 
 
-@cli.group()
+@click.group()
 def new() -> None:
     """Scaffold a paper file or a logbook that validates as it is."""
 
@@ -111,7 +111,7 @@ def new_logbook_cmd(
         click.echo(next_steps(repo, paper_id, logbook_id))
 
 
-@cli.command()
+@click.command()
 @click.argument("paper_id")
 @click.option("--json", "as_json", is_flag=True, help="The same brief as JSON, for agents.")
 @repo_option
@@ -125,3 +125,6 @@ def task(paper_id: str, as_json: bool, repo: Path) -> None:
         click.echo(json.dumps(task_data(repo, paper_id), indent=2, ensure_ascii=False))
     else:
         click.echo(task_brief(repo, paper_id))
+
+
+COMMANDS = [validate, schema, new, task]

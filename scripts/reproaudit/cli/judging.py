@@ -9,9 +9,8 @@ from pathlib import Path
 import click
 
 from ..problems import format_problems
-from . import (
+from .options import (
     backend_option,
-    cli,
     mode_option,
     repo_option,
     reruns_option,
@@ -20,7 +19,7 @@ from . import (
 )
 
 
-@cli.command()
+@click.command()
 @click.option("--paper", help="Judge only this paper's logbooks.")
 @click.option("--logbook", help="Judge only logbooks with this id.")
 @mode_option
@@ -73,7 +72,7 @@ def judge(
     raise SystemExit(1 if summary.problems else 0)
 
 
-@cli.command()
+@click.command()
 @click.argument("logbook", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--rerun/--no-rerun",
@@ -109,7 +108,7 @@ def check(logbook: Path, rerun: bool | None, fmt: str, sandbox: str | None, repo
     raise SystemExit(0 if result.ok else 1)
 
 
-@cli.command()
+@click.command()
 @click.argument("logbook", type=click.Path(dir_okay=False, path_type=Path))
 @backend_option
 @click.option(
@@ -155,3 +154,6 @@ def reproduce(
     )
     click.echo(describe_record(record))
     raise SystemExit(0 if record.status == "passed" else 1)
+
+
+COMMANDS = [judge, check, reproduce]

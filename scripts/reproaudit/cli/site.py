@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from . import cli, corpus_gate, repo_option, strict_option
+from .options import corpus_gate, repo_option, strict_option
 
 
-@cli.command()
+@click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON.")
 @strict_option
 @repo_option
@@ -28,7 +28,7 @@ def stats(as_json: bool, strict: bool, repo: Path) -> None:
     click.echo(json.dumps(table, indent=2) if as_json else format_stats(table))
 
 
-@cli.command()
+@click.command()
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -78,7 +78,7 @@ def _serve(folder: Path, port: int) -> None:
             server.serve_forever()
 
 
-@cli.command()
+@click.command()
 @click.option(
     "--format",
     "formats",
@@ -104,7 +104,7 @@ def export(formats: tuple[str, ...], out: Path, strict: bool, repo: Path) -> Non
         click.echo(f"wrote {path} ({len(frame)} rows)")
 
 
-@cli.command()
+@click.command()
 @click.option("--repo-id", required=True, metavar="ORG/NAME", help="The Hub dataset to update.")
 @click.option("--dry-run", is_flag=True, help="Write the folder and say what would be uploaded.")
 @click.option("--token", envvar="HF_TOKEN", help="Hub token [env: HF_TOKEN].")
@@ -121,3 +121,6 @@ def publish(
     from ..publish import publish_dataset
 
     click.echo(publish_dataset(repo, repo_id, token=token, dry_run=dry_run, folder=folder))
+
+
+COMMANDS = [stats, build, export, publish]

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from . import cli, emit, repo_option, stdout_option
+from .options import emit, repo_option, stdout_option
 
 
-@cli.group("import")
+@click.group("import")
 def import_() -> None:
     """Turn work done elsewhere into reproaudit files (Trackio logbooks, PaperBench rubrics)."""
 
@@ -52,7 +52,7 @@ def import_paperbench_cmd(
     emit({repo / rel: text}, stdout)
 
 
-@cli.command()
+@click.command()
 @click.argument("paper", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--paper-id", required=True, help="The id for the paper file (OpenReview id).")
 @click.option("--venue", default="ICML 2026", show_default=True)
@@ -72,7 +72,7 @@ def extract(
     emit({repo / rel: text}, stdout)
 
 
-@cli.group()
+@click.group()
 def review() -> None:
     """Human review tools for claims no script can judge."""
 
@@ -104,3 +104,6 @@ def review_pairs_cmd(folder: Path, out: Path | None, port: int, seed: int) -> No
     )
     with contextlib.suppress(KeyboardInterrupt), server:
         server.serve_forever()
+
+
+COMMANDS = [import_, extract, review]

@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from .. import layout
+from .. import problems as P
 from ..fsutil import atomic_write
 from ..models import Logbook, PaperFile, Usage, VerdictFile
 from ..problems import Problem
@@ -125,7 +126,7 @@ def iter_cases(
         if paper_model is None:
             why = "has no paper file" if not rels else "has a paper file that does not validate"
             yield Problem(
-                "unknown_paper",
+                P.UNKNOWN_PAPER,
                 path.rel,
                 None,
                 "logbook.paper",

@@ -56,7 +56,7 @@ def merged_config(root: Path) -> dict[str, Any]:
         if not isinstance(mine, dict):
             raise ReproauditError(
                 Problem(
-                    "not_a_mapping",
+                    P.NOT_A_MAPPING,
                     "mkdocs.yml",
                     1,
                     None,
@@ -136,7 +136,7 @@ def build_site(
         if unknown:
             raise ReproauditError(
                 Problem(
-                    "unknown_paper",
+                    P.UNKNOWN_PAPER,
                     "claims/",
                     None,
                     None,
