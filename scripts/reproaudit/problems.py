@@ -316,15 +316,6 @@ SOURCE_NOT_PINNED = _code(
     (the pull request's approved head SHA): the job clones the code itself and
     is never handed local files. Pass both, as a 40-hex SHA.""",
 )
-BAD_SANDBOX = _code(
-    "bad_sandbox",
-    "error",
-    """
-    The sandbox asked for (`--sandbox`) is unknown, not installed here, or not
-    allowed: `none` runs contributor code unconfined and is refused in CI.
-    Install bubblewrap (`apt-get install bubblewrap`) for CPU re-runs, or docker
-    with the NVIDIA container toolkit on a GPU runner.""",
-)
 IMAGE_NOT_PINNED = _code(
     "image_not_pinned",
     "warning",
