@@ -41,7 +41,7 @@ def cli_page() -> str:
         "",
         "Commands that read the audit repository take `--repo DIR`. Each exits 0 on success, "
         "1 when the input is invalid, a check fails or another expected error occurs (one "
-        "message), 2 on a usage error, 3 on a bug (with its traceback).",
+        "message), 2 on a usage error, 3 on a bug (with its traceback), 130 when interrupted.",
         "",
     ]
 

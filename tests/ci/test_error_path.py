@@ -104,6 +104,19 @@ def test_an_expected_library_error_is_exit_1_with_its_text(
     )
 
 
+def test_ctrl_c_is_exit_130_without_a_traceback(
+    mini_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import reproaudit.scaffold
+
+    def interrupted(*args: object, **kwargs: object) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(reproaudit.scaffold, "task_brief", interrupted)
+    result = invoke("task", "Tq7mV2pLx0", "--repo", str(mini_repo))
+    assert (result.exit_code, result.stderr) == (130, "interrupted\n")
+
+
 def test_input_problems_print_as_the_problems_text(mini_repo: Path) -> None:
     result = invoke("task", "Zz99Zz99Zz", "--repo", str(mini_repo))
     assert result.exit_code == 1
@@ -189,6 +202,9 @@ def test_the_hierarchy() -> None:
     assert ReproauditError("x", "do y").problems == []
     assert str(ReproauditError("x", "do y")) == "x\n  hint: do y"
     assert str(ArtifactError(Path("a.json"), "not JSON")) == "a.json: not JSON"
+    import reproaudit.problems
+
+    assert reproaudit.problems.ReproauditError is ReproauditError  # older imports still work
 
 
 def test_judge_reads_the_repository_reruns_by_default(tmp_path: Path) -> None:

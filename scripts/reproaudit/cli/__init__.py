@@ -1,7 +1,8 @@
 """The ``reproaudit`` command line: parse options, call one library function, set the exit code.
 
 Exit codes: 0 success, 1 invalid input, a failed check or another expected error
-(one message on stderr), 2 a usage error, 3 a bug (the traceback is shown).
+(one message on stderr), 2 a usage error, 3 a bug (the traceback is shown),
+130 interrupted (Ctrl-C).
 
 Each command family has its module (data, judging, site, ci, tools) and lists its
 commands in ``COMMANDS``; the group, ``main`` and the one error handler are here; the
@@ -20,14 +21,15 @@ from ..errors import ReproauditError, UsageError
 from . import ci, data, judging, site, tools
 
 BUG_EXIT = 3
+INTERRUPTED_EXIT = 130  # 128 + SIGINT, as shells report it
 
 
 class ReproauditGroup(click.Group):
     """A click group with the one error handler of the command line.
 
     Expected failures (``ReproauditError``) print their text and exit 1; a library
-    ``UsageError`` is reported as click's usage error (exit 2); anything else is a
-    bug: its traceback is printed and the exit code is 3.
+    ``UsageError`` is reported as click's usage error (exit 2); Ctrl-C exits 130;
+    anything else is a bug: its traceback is printed and the exit code is 3.
     """
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -40,6 +42,9 @@ class ReproauditGroup(click.Group):
         except ReproauditError as exc:
             click.echo(str(exc), err=True)
             ctx.exit(1)
+        except KeyboardInterrupt:  # files are written whole or not at all (fsutil.atomic_write)
+            click.echo("interrupted", err=True)
+            ctx.exit(INTERRUPTED_EXIT)
         except Exception:  # a bug: keep the traceback
             click.echo(traceback.format_exc(), err=True, nl=False)
             click.echo(
