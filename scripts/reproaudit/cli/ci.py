@@ -102,9 +102,15 @@ def ci_validate_pr(
     from ..ci.validation import validate_pr_to
 
     done = validate_pr_to(
-        repo, base, pr, sha, out, allow_outside=allow_outside, author=author,
+        repo,
+        base,
+        pr,
+        sha,
+        out,
+        allow_outside=allow_outside,
+        author=author,
         association=association,
-    )  # fmt: skip
+    )
     if done.problems:
         click.echo(format_problems(done.problems, fmt))
     for path in done.outside:
@@ -260,9 +266,16 @@ def ci_push(
     from ..ci.push import push_from
 
     result = push_from(
-        kind, source, repo, message, remote=remote, branch=branch, repo_name=repo_name,
-        fallback_branch=fallback_branch, run_id=os.environ.get("GITHUB_RUN_ID", "local"),
-    )  # fmt: skip
+        kind,
+        source,
+        repo,
+        message,
+        remote=remote,
+        branch=branch,
+        repo_name=repo_name,
+        fallback_branch=fallback_branch,
+        run_id=os.environ.get("GITHUB_RUN_ID", "local"),
+    )
     if result is None:
         click.echo("no review or author response to record")
         return
