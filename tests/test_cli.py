@@ -146,3 +146,29 @@ def test_the_repository_own_data_validates_and_its_verdicts_are_current(tmp_path
         "verdicts/ is out of date: run `reproaudit judge --mode rules --reruns reruns` and "
         "commit it"
     )
+
+
+def test_one_option_name_per_concept() -> None:
+    """A value is spelled by one flag in every command (the PR head is --sha everywhere)."""
+    import click
+
+    spellings: dict[str, set[str]] = {}
+    concepts: dict[str, set[str]] = {}
+
+    def walk(command: click.Command) -> None:
+        for param in command.params:
+            if isinstance(param, click.Option):
+                concept = {"fmt": "format", "formats": "format"}.get(param.name, param.name)
+                concept = concept.removesuffix("s") if concept == "papers" else concept
+                spellings.setdefault(concept, set()).update(param.opts)
+                for flag in param.opts:
+                    concepts.setdefault(flag, set()).add(concept)
+        if isinstance(command, click.Group):
+            for sub in command.commands.values():
+                walk(sub)
+
+    walk(cli)
+    assert {c: s for c, s in spellings.items() if len(s) > 1} == {}
+    assert {f: c for f, c in concepts.items() if len(c) > 1} == {}
+    assert "--head-sha" not in concepts and spellings["sha"] == {"--sha"}
+    assert spellings["repo_name"] == {"--repo-name"} and spellings["post"] == {"--post"}

@@ -28,9 +28,9 @@ from typing import Any
 import pytest
 import yaml
 
+from reproaudit.errors import EndpointError, ReproauditError
 from reproaudit.judge.rules import _MISSING, resolve_pointer
 from reproaudit.judge.run import judge_repo
-from reproaudit.problems import ReproauditError
 from reproaudit.reproduce import RUNNER, describe_record, reproduce_logbook
 from reproaudit.reproduce.hfjobs import MARK, final_status, read_job_log
 from reproaudit.reproduce.record import LOG_KEEP_BYTES, LogTail
@@ -774,7 +774,7 @@ def test_hf_jobs_api_errors_are_reported(mini_repo: Path, tmp_path: Path):
     from huggingface_hub import HfApi
 
     api = HfApi(endpoint="http://127.0.0.1:9", token="t")  # nothing listens on port 9
-    with pytest.raises(ReproauditError) as err:
+    with pytest.raises(EndpointError) as err:
         reproduce_logbook(
             mini_repo,
             f"logbooks/{PAPER}/ann-1.yaml",
@@ -786,7 +786,7 @@ def test_hf_jobs_api_errors_are_reported(mini_repo: Path, tmp_path: Path):
             source_sha="a" * 40,
         )
     assert str(err.value).startswith("hf-jobs: run_job failed: ")
-    assert "[jobs_api_error]" in str(err.value)
+    assert "hint: check the token" in str(err.value)  # a service failure, not a file finding
 
 
 def test_runner_fetches_a_github_style_archive_when_the_image_has_no_git(tmp_path: Path, hub):

@@ -142,7 +142,7 @@ def test_a_new_contributor_follows_the_docs_and_nothing_is_written_behind_their_
     assert f"checked at {head[:12]}" in committed.output  # committed: the header names HEAD
     assert "No re-run: these verdicts are provisional" in " ".join(committed.output.split())
     artifact = tmp_path / "artifact.json"
-    validated = run("ci", "validate-pr", "--base", "main", "--pr", "3", "--head-sha", head,
+    validated = run("ci", "validate-pr", "--base", "main", "--pr", "3", "--sha", head,
                     "--out", str(artifact), "--repo", str(repo))  # fmt: skip
     assert validated.exit_code == 0, validated.output
     assert "1 logbook(s) judged, 0 error(s)" in validated.output

@@ -20,11 +20,12 @@ from typing import Any
 from . import layout
 from . import problems as P
 from .ci.report import SCHEMA, Artifact, LocalRerun, Report, artifact_verdict, build_report
+from .errors import InputError
 from .judge.run import judge_in_memory
 from .loader import field_path
 from .models import Logbook
 from .pointers import explain_missing
-from .problems import Problem, ReproauditError, did_you_mean
+from .problems import Problem, did_you_mean
 from .repo import Corpus
 from .reproduce import WrittenRecord, reproduce_logbook
 from .validate import validate_repo
@@ -75,12 +76,12 @@ def resolve_logbook(repo: Path, logbook: Path | str) -> tuple[str, str, str]:
     try:
         rel = path.resolve().relative_to(repo).as_posix()
     except ValueError:
-        raise ReproauditError(
+        raise InputError(
             Problem(P.MISPLACED_FILE, str(logbook), None, None, f"not inside the repository {repo}")
         ) from None
     data = layout.classify(rel)
     if data is None or data.kind != "logbook":
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.MISPLACED_FILE,
                 rel,
@@ -98,7 +99,7 @@ def resolve_logbook(repo: Path, logbook: Path | str) -> tuple[str, str, str]:
             if guess
             else "logbooks live in logbooks/<paper id>/; `reproaudit task PAPER` lists a paper"
         )
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.UNKNOWN_PAPER,
                 rel,
@@ -117,9 +118,7 @@ def resolve_logbook(repo: Path, logbook: Path | str) -> tuple[str, str, str]:
             else f"start one with `reproaudit new logbook {paper_id} --id <you>-1 "
             "--contributor <github>`"
         )
-        raise ReproauditError(
-            Problem(P.UNKNOWN_LOGBOOK, rel, None, None, "no such logbook file", hint)
-        )
+        raise InputError(Problem(P.UNKNOWN_LOGBOOK, rel, None, None, "no such logbook file", hint))
     return rel, paper_id, logbook_id
 
 
@@ -167,9 +166,7 @@ def check_logbook(
         with tempfile.TemporaryDirectory(prefix="reproaudit-check-") as tmp:
             reruns = Path(tmp) / "reruns"
             if wanted:
-                record = reproduce_logbook(
-                    repo, rel, backend="local", out=reruns, sandbox=sandbox
-                )
+                record = reproduce_logbook(repo, rel, backend="local", out=reruns, sandbox=sandbox)
                 outputs_file = reruns / paper_id / logbook_id / "outputs.json"
                 if record.status == "passed" and outputs_file.is_file() and book is not None:
                     outputs = json.loads(outputs_file.read_bytes())

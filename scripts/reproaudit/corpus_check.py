@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import layout
+from . import problems as P
 from .judge.inputs import MAX_OUTPUTS_BYTES
 from .problems import Problem
 from .repo import Corpus
@@ -86,7 +87,7 @@ def duplicate_verdict_entries(corpus: Corpus) -> list[Problem]:
             if item.claim in seen:
                 out.append(
                     Problem(
-                        "duplicate_id",
+                        P.DUPLICATE_ID,
                         path.rel,
                         None,
                         f"claims[{i}].claim",
@@ -112,7 +113,7 @@ def rerun_problems(root: Path, corpus: Corpus) -> list[Problem]:
         if corpus.logbook_path(paper, logbook) is None:
             out.append(
                 Problem(
-                    "unknown_logbook",
+                    P.UNKNOWN_LOGBOOK,
                     f"{folder}/run.json",
                     None,
                     None,
@@ -127,7 +128,7 @@ def rerun_problems(root: Path, corpus: Corpus) -> list[Problem]:
             rel = f"{folder}/{name}"
             if path.stat().st_size > MAX_OUTPUTS_BYTES:
                 out.append(
-                    Problem("file_too_large", rel, None, None, "larger than the judge reads")
+                    Problem(P.FILE_TOO_LARGE, rel, None, None, "larger than the judge reads")
                 )
                 continue
             try:
@@ -135,7 +136,7 @@ def rerun_problems(root: Path, corpus: Corpus) -> list[Problem]:
             except (ValueError, UnicodeDecodeError) as exc:
                 out.append(
                     Problem(
-                        "invalid_value",
+                        P.INVALID_VALUE,
                         rel,
                         getattr(exc, "lineno", None),
                         None,
@@ -146,5 +147,5 @@ def rerun_problems(root: Path, corpus: Corpus) -> list[Problem]:
                 )
                 continue
             if name == "run.json" and not isinstance(data, dict):
-                out.append(Problem("invalid_value", rel, None, None, "not a JSON object"))
+                out.append(Problem(P.INVALID_VALUE, rel, None, None, "not a JSON object"))
     return out

@@ -132,3 +132,11 @@ def write_export(frame: pd.DataFrame, out: Path, formats: tuple[str, ...] = FORM
         atomic_write(path, encode(frame, fmt))
         written.append(path)
     return written
+
+
+def headline_stats(root: Path) -> dict:
+    """The headline table of ``reproaudit stats`` (papers per bucket, claims per fold)."""
+    from .fold import fold, stats
+
+    tables = load_tables(Corpus(root))
+    return stats(*fold(tables.verdicts, tables.reviews))

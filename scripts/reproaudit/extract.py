@@ -22,10 +22,11 @@ import yaml
 from pydantic import ValidationError
 
 from . import problems as P
+from .errors import EndpointError, InputError, SettingError
 from .judge.llm import LlmSettings, truncate
 from .loader import parse_yaml, to_model
 from .models import ID_PATTERN, PaperFile, check_one_line
-from .problems import Problem, ReproauditError
+from .problems import Problem
 from .scaffold import slug
 
 PROMPT_VERSION = 1
@@ -119,11 +120,11 @@ def read_paper_text(path: Path, budget: int = TEXT_BUDGET) -> str:
     rel = str(path)
     found = _file_problems(path)
     if found:
-        raise ReproauditError(found)
+        raise InputError(found)
     if path.suffix.lower() == ".pdf":
         text, skipped = _pdf_text(path, budget)
         if len(text.split()) < 20 and skipped:
-            raise ReproauditError(
+            raise InputError(
                 Problem(
                     P.INVALID_VALUE,
                     rel,
@@ -137,7 +138,7 @@ def read_paper_text(path: Path, budget: int = TEXT_BUDGET) -> str:
                 )
             )
         if len(text.split()) < 20:
-            raise ReproauditError(
+            raise InputError(
                 Problem(
                     P.INVALID_VALUE,
                     rel,
@@ -196,7 +197,7 @@ def _pdf_text(path: Path, budget: int) -> tuple[str, int]:
                 parts.append(text[: budget - total + 1])
                 total += len(parts[-1])
         except (PyPdfError, ValueError, OSError, RecursionError) as exc:
-            raise ReproauditError(
+            raise InputError(
                 Problem(P.INVALID_VALUE, str(path), None, None, f"cannot read the PDF: {exc}")
             ) from None
     return "\n\n".join(parts), skipped
@@ -261,18 +262,12 @@ def extract_claims(
     """(relative path of the paper file, its YAML text), drafted by the model and validated."""
     problems = check_arguments(paper_path, paper_id, venue, title)
     if problems:
-        raise ReproauditError(problems)
+        raise InputError(problems)
     settings = settings or LlmSettings.from_env()
     if not settings.configured and client is None:
-        raise ReproauditError(
-            Problem(
-                "invalid_value",
-                "REPROAUDIT_JUDGE_BASE_URL",
-                None,
-                None,
-                "no LLM endpoint configured",
-                "set REPROAUDIT_JUDGE_BASE_URL (and the model and key)",
-            )
+        raise SettingError(
+            "no LLM endpoint configured",
+            "set REPROAUDIT_JUDGE_BASE_URL (and the model and key)",
         )
     text = truncate(read_paper_text(paper_path), TEXT_BUDGET).replace("\x00", "")
     if client is None:
@@ -311,9 +306,7 @@ def extract_claims(
             content = json.loads(raw)["choices"][0]["message"]["content"]
             doc = draft_document(json.loads(content), paper_id, venue, title)
         except OpenAIError as exc:
-            raise ReproauditError(
-                Problem("invalid_value", "LLM endpoint", None, None, f"the endpoint failed: {exc}")
-            ) from None
+            raise EndpointError(f"the LLM endpoint failed: {exc}") from None
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
@@ -330,13 +323,7 @@ def extract_claims(
         )
         to_model(parse_yaml(body, rel), PaperFile)
         return rel, body
-    raise ReproauditError(
-        Problem(
-            "invalid_value",
-            "LLM reply",
-            None,
-            None,
-            f"the model's replies were not valid claims after {ATTEMPTS} tries: {failures[-1]}",
-            "try another model, or write the paper file with `reproaudit new paper`",
-        )
+    raise EndpointError(
+        f"the model's replies were not valid claims after {ATTEMPTS} tries: {failures[-1]}",
+        "try another model, or write the paper file with `reproaudit new paper`",
     )

@@ -6,6 +6,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from .errors import ReproauditError
+
 
 def current_umask() -> int:
     """The process umask, read without changing it where Linux allows (threads stay safe)."""
@@ -49,3 +51,16 @@ def atomic_write(path: Path, data: str | bytes, *, overwrite: bool = True) -> No
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def write_new_files(files: dict[Path, str]) -> list[Path]:
+    """Write each new file atomically; refuse, before writing any, if one already exists."""
+    existing = [path for path in files if Path(path).exists()]
+    if existing:
+        raise ReproauditError(
+            f"{existing[0]} already exists; not overwriting it",
+            "pick another id, or use --stdout to print the template",
+        )
+    for path, text in files.items():
+        atomic_write(Path(path), text, overwrite=False)
+    return list(files)

@@ -24,6 +24,7 @@ from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
 from . import problems as P
+from .errors import InputError, ReproauditError
 from .models import (
     CLAIM_ID_PATTERN,
     GITHUB_PATTERN,
@@ -32,7 +33,7 @@ from .models import (
     ReviewsFile,
     field_names,
 )
-from .problems import Problem, ReproauditError
+from .problems import Problem
 
 try:  # libyaml's C parser is several times faster; fall back to pure Python.
     from yaml import CSafeLoader as _Loader
@@ -138,11 +139,11 @@ def read_text(path: Path, rel: str, limit: int = MAX_DATA_BYTES) -> str:
     try:
         size = path.stat().st_size
     except OSError as exc:
-        raise ReproauditError(
+        raise InputError(
             Problem(P.YAML_SYNTAX, rel, None, None, f"cannot read file: {exc.strerror}")
         ) from None
     if size > limit:
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.FILE_TOO_LARGE,
                 rel,
@@ -159,9 +160,7 @@ def read_text(path: Path, rel: str, limit: int = MAX_DATA_BYTES) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise ReproauditError(
-            Problem(P.NOT_UTF8, rel, line, None, "file is not valid UTF-8")
-        ) from None
+        raise InputError(Problem(P.NOT_UTF8, rel, line, None, "file is not valid UTF-8")) from None
 
 
 def parse_yaml(text: str, rel: str) -> Document:
@@ -185,9 +184,9 @@ def parse_yaml(text: str, rel: str) -> Document:
             hint = "YAML indents with spaces only; replace the tab characters on this line"
         elif "expected ',' or" in message or "flow" in (exc.context or ""):
             hint = "a bracket or brace is not closed"
-        raise ReproauditError(Problem(P.YAML_SYNTAX, rel, line, None, message, hint)) from None
+        raise InputError(Problem(P.YAML_SYNTAX, rel, line, None, message, hint)) from None
     except yaml.YAMLError as exc:
-        raise ReproauditError(Problem(P.YAML_SYNTAX, rel, None, None, str(exc))) from None
+        raise InputError(Problem(P.YAML_SYNTAX, rel, None, None, str(exc))) from None
 
 
 def _show_tag(tag: str) -> str:
@@ -197,7 +196,7 @@ def _show_tag(tag: str) -> str:
 def _fail(
     code: str, rel: str, event: Any, message: str, hint: str | None = None
 ) -> ReproauditError:
-    return ReproauditError(Problem(code, rel, event.start_mark.line + 1, None, message, hint))
+    return InputError(Problem(code, rel, event.start_mark.line + 1, None, message, hint))
 
 
 _STR = f"{_TAG}str"
@@ -342,7 +341,7 @@ def _build(text: str, rel: str) -> Document:
     finally:
         parser.dispose()
     if not roots or (roots[0] is None and len(roots) == 1):
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.EMPTY_FILE,
                 rel,
@@ -380,7 +379,7 @@ def load_document(path: Path, rel: str) -> Document:
         what = (
             "a list" if isinstance(doc.data, list) else f"a single {type(doc.data).__name__} value"
         )
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.NOT_A_MAPPING,
                 rel,
@@ -477,7 +476,7 @@ def to_model(doc: Document, model: type[M]) -> M:
     try:
         return model.model_validate(doc.data)
     except ValidationError as exc:
-        raise ReproauditError(validation_problems(doc, exc)) from None
+        raise InputError(validation_problems(doc, exc)) from None
 
 
 def load_model(path: Path, model: type[M], rel: str | None = None) -> M:

@@ -1,7 +1,7 @@
 """Problems: what is wrong with an input, where, and how to fix it.
 
-The library never prints. It returns ``Problem`` objects (or raises a
-``ReproauditError`` carrying them) and the command line formats them as text,
+The library never prints. It returns ``Problem`` objects (or raises an
+``errors.InputError`` carrying them) and the command line formats them as text,
 JSON or GitHub annotations. Every problem has a stable ``code`` registered in
 ``CODES`` with a docstring; ``reproaudit`` generates the reference page of
 codes from those docstrings.
@@ -14,6 +14,9 @@ import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Literal
+
+# The exceptions live in errors.py; re-exported here for code that imports them from problems.
+from .errors import InputError, ReproauditError  # noqa: F401
 
 Severity = Literal["error", "warning"]
 
@@ -313,24 +316,6 @@ SOURCE_NOT_PINNED = _code(
     (the pull request's approved head SHA): the job clones the code itself and
     is never handed local files. Pass both, as a 40-hex SHA.""",
 )
-JOBS_API_ERROR = _code(
-    "jobs_api_error",
-    "error",
-    """
-    A call to the Hugging Face Jobs API failed (launching, inspecting or
-    reading the logs of the job): no credentials, no permission for the
-    namespace, or the Hub is unreachable. The message names the call and the
-    job when there is one; check it on the Hub before re-running.""",
-)
-BAD_SANDBOX = _code(
-    "bad_sandbox",
-    "error",
-    """
-    The sandbox asked for (`--sandbox`) is unknown, not installed here, or not
-    allowed: `none` runs contributor code unconfined and is refused in CI.
-    Install bubblewrap (`apt-get install bubblewrap`) for CPU re-runs, or docker
-    with the NVIDIA container toolkit on a GPU runner.""",
-)
 IMAGE_NOT_PINNED = _code(
     "image_not_pinned",
     "warning",
@@ -538,14 +523,3 @@ def summary_line(problems: Iterable[Problem], checked: int) -> str:
     if not items:
         return f"{checked} {files} checked: all valid"
     return f"{checked} {files} checked: {errors} error(s), {warnings} warning(s)"
-
-
-class ReproauditError(Exception):
-    """An expected failure the user can fix; carries the problems that explain it."""
-
-    def __init__(self, problems: list[Problem] | Problem | str) -> None:
-        if isinstance(problems, Problem):
-            problems = [problems]
-        self.problems: list[Problem] = problems if isinstance(problems, list) else []
-        text = problems if isinstance(problems, str) else format_problems(self.problems, "text")
-        super().__init__(text)

@@ -11,10 +11,10 @@ import re
 import tempfile
 from pathlib import Path
 
+from .errors import EndpointError, SettingError
 from .export import BASENAME, FORMATS, corpus_frame, write_export
 from .fold import stats_from_buckets
 from .fsutil import atomic_write
-from .problems import Problem, ReproauditError
 
 
 def dataset_card(repo_id: str, rows: int, papers: int, table: dict) -> str:
@@ -69,15 +69,8 @@ def check_repo_id(repo_id: str) -> None:
             return
         except HFValidationError as exc:
             reason = f"{shown!r} is not a Hub repo id: {str(exc).splitlines()[0]}"
-    raise ReproauditError(
-        Problem(
-            "invalid_value",
-            "--repo-id",
-            None,
-            None,
-            reason,
-            "give the dataset as ORG/NAME, e.g. audit-org/icml2026",
-        )
+    raise SettingError(
+        f"--repo-id: {reason}", "give the dataset as ORG/NAME, e.g. audit-org/icml2026"
     )
 
 
@@ -133,14 +126,7 @@ def _publish(
             commit_message=f"reproaudit export: {len(frame)} rows",
         )
     except HfHubHTTPError as exc:
-        raise ReproauditError(
-            Problem(
-                "invalid_value",
-                "--repo-id",
-                None,
-                None,
-                f"the Hub refused the upload: {exc}",
-                "check HF_TOKEN has write access to the dataset",
-            )
+        raise EndpointError(
+            f"the Hub refused the upload: {exc}", "check HF_TOKEN has write access to the dataset"
         ) from None
     return f"uploaded {', '.join(names)} to datasets/{repo_id}: {commit}"

@@ -37,8 +37,9 @@ from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
 from . import problems as P
+from .errors import InputError
 from .fsutil import atomic_write
-from .problems import Problem, ReproauditError
+from .problems import Problem
 
 SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".gif")
 CHOICES = ("left", "right", "tie")
@@ -143,7 +144,7 @@ class Session:
         folder = Path(folder)
         a, b = folder / "a", folder / "b"
         if not _real_dir(a) or not _real_dir(b):
-            raise ReproauditError(
+            raise InputError(
                 Problem(
                     P.INVALID_VALUE,
                     str(folder),
@@ -155,7 +156,7 @@ class Session:
             )
         pairs = sorted(_image_names(a) & _image_names(b))
         if not pairs:
-            raise ReproauditError(
+            raise InputError(
                 Problem(
                     P.INVALID_VALUE,
                     str(folder),
@@ -182,7 +183,7 @@ class Session:
         except FileNotFoundError:
             return
         if not stat.S_ISREG(mode):  # a symlink or FIFO planted in the folder: never read
-            raise ReproauditError(
+            raise InputError(
                 Problem(
                     P.INVALID_VALUE,
                     str(self.out),

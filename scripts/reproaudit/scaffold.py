@@ -17,10 +17,11 @@ import yaml
 
 from . import layout
 from . import problems as P
+from .errors import InputError
 from .escaping import one_line, python_str, yaml_plain, yaml_scalar
 from .loader import parse_yaml, to_model
 from .models import LOGBOOK_ID_PATTERN, Logbook, PaperFile
-from .problems import Problem, ReproauditError
+from .problems import Problem
 from .repo import Corpus
 
 SCHEMA_DIR = "schemas"
@@ -78,7 +79,7 @@ def new_logbook(
     corpus = Corpus(root)
     paper = _require_paper(corpus, paper_id)
     if not re.match(LOGBOOK_ID_PATTERN, logbook_id):
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.INVALID_VALUE,
                 layout.logbook_rel(paper_id, logbook_id),
@@ -116,12 +117,12 @@ def _require_paper(corpus: Corpus, paper_id: str) -> PaperFile:
             if known
             else "there are no paper files under claims/ yet"
         )
-        raise ReproauditError(
+        raise InputError(
             Problem(P.UNKNOWN_PAPER, "claims/", None, None, f"there is no paper {paper_id!r}", hint)
         )
     loaded = corpus.load(corpus.by_rel[rels[0]])
     if loaded.model is None:
-        raise ReproauditError(loaded.problems)
+        raise InputError(loaded.problems)
     return loaded.model
 
 

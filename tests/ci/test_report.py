@@ -163,12 +163,12 @@ def test_the_report_command_refuses_a_mismatched_run(tmp_path, github_api, monke
     )
     monkeypatch.setenv("GITHUB_API_URL", github_api.url)
     result = CliRunner().invoke(
-        cli, ["ci", "report", "--artifact", str(artifact), "--pr", "3", "--head-sha", HEAD]
+        cli, ["ci", "report", "--artifact", str(artifact), "--pr", "3", "--sha", HEAD]
     )
     assert result.exit_code == 1
     assert "artifact is for PR 7, not 3" in result.output
     result = CliRunner().invoke(
-        cli, ["ci", "report", "--artifact", str(artifact), "--pr", str(PR), "--head-sha", HEAD]
+        cli, ["ci", "report", "--artifact", str(artifact), "--pr", str(PR), "--sha", HEAD]
     )
     assert result.exit_code == 0 and result.output.startswith(MARKER)
     assert shutil.which("git")

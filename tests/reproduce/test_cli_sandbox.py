@@ -46,7 +46,7 @@ def test_sandbox_none_is_refused_in_ci(mini_repo: Path, tmp_path: Path, monkeypa
     assert result.exit_code == 1
     assert result.output == (
         "--sandbox: --sandbox none is refused in CI: contributor code never runs unconfined "
-        "there [bad_sandbox]\n"
+        "there\n"
         "  hint: use --sandbox bwrap (CPU) or --sandbox docker (GPU runners)\n"
     )
     assert not (tmp_path / "o").exists()
@@ -61,8 +61,8 @@ def test_missing_bubblewrap_is_one_line_with_the_fix(mini_repo, tmp_path, monkey
     )  # fmt: skip
     assert result.exit_code == 1
     assert result.output.startswith(
-        "--sandbox: bubblewrap (bwrap) is not installed or cannot create namespaces here "
-        "[bad_sandbox]\n  hint: install it (`sudo apt-get install bubblewrap`)"
+        "--sandbox: bubblewrap (bwrap) is not installed or cannot create namespaces here"
+        "\n  hint: install it (`sudo apt-get install bubblewrap`)"
     )
 
 

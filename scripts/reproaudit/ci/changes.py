@@ -17,7 +17,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..problems import Problem, ReproauditError
+from .. import problems as P
+from ..errors import GitError, InputError
+from ..problems import Problem
 
 REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,199}")
 MAX_BLOB = 2 * 1024 * 1024
@@ -33,9 +35,7 @@ class Change:
 
 def _ref(value: str) -> str:
     if not REF.fullmatch(value) or ".." in value:
-        raise ReproauditError(
-            Problem("git_error", "git", None, None, f"{value!r} is not a commit or branch name")
-        )
+        raise GitError(f"{value!r} is not a commit or branch name")
     return value
 
 
@@ -50,15 +50,9 @@ def _git(repo_dir: Path, *args: str, env: dict[str, str] | None = None) -> bytes
         )
     except subprocess.CalledProcessError as exc:
         message = exc.stderr.decode("utf-8", "replace").strip()[-500:]
-        raise ReproauditError(
-            Problem(
-                "git_error",
-                "git",
-                None,
-                None,
-                f"git {args[0]} failed: {message}",
-                "the job needs a full clone (fetch-depth: 0) with both commits fetched",
-            )
+        raise GitError(
+            f"git {args[0]} failed: {message}",
+            "the job needs a full clone (fetch-depth: 0) with both commits fetched",
         ) from None
     return done.stdout
 
@@ -129,8 +123,8 @@ def read_blob(repo_dir: Path, ref: str, path: str) -> bytes | None:
         return None
     size = int(_git(repo_dir, "cat-file", "-s", spec).strip())
     if size > MAX_BLOB:
-        raise ReproauditError(
-            Problem("file_too_large", path, None, None, f"{size} bytes at {ref[:12]}; refusing it")
+        raise InputError(
+            Problem(P.FILE_TOO_LARGE, path, None, None, f"{size} bytes at {ref[:12]}; refusing it")
         )
     return _git(repo_dir, "cat-file", "blob", spec)
 
@@ -183,8 +177,8 @@ class BlobReader:
         if kind != "blob":
             return None
         if size > MAX_BLOB:
-            raise ReproauditError(
-                Problem("file_too_large", path, None, None, f"{size} bytes at {ref[:12]}")
+            raise InputError(
+                Problem(P.FILE_TOO_LARGE, path, None, None, f"{size} bytes at {ref[:12]}")
             )
         return data
 

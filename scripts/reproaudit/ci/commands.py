@@ -23,11 +23,13 @@ from markdown_it.token import Token
 from pydantic import ValidationError
 
 from .. import layout
+from .. import problems as P
+from ..errors import ArtifactError, InputError, ReproauditError
 from ..fsutil import atomic_write
 from ..judge.rules import judge_claim
 from ..loader import parse_yaml, to_model
 from ..models import CLAIM_ID_PATTERN, Logbook, PaperFile, Review, ReviewsFile
-from ..problems import Problem, ReproauditError
+from ..problems import Problem
 from ..repo import Corpus
 from .binding import HeadCheck, head_at_comment
 from .github import WRITE_PERMISSIONS, GitHub
@@ -87,24 +89,12 @@ def parse_event(payload: Any) -> Event:
             url=str(comment["html_url"]),
         )
     except (KeyError, TypeError, ValueError) as exc:
-        raise ReproauditError(
-            Problem(
-                "invalid_value",
-                "payload",
-                None,
-                None,
-                f"not an issue_comment event: missing or bad {exc}",
-            )
+        raise ArtifactError(
+            "the event payload", f"not an issue_comment event: missing or bad {exc}"
         ) from None
     if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", event.repo):
-        raise ReproauditError(
-            Problem(
-                "invalid_value",
-                "payload",
-                None,
-                "repository.full_name",
-                f"{event.repo!r} is not OWNER/NAME",
-            )
+        raise ArtifactError(
+            "the event payload", f"repository.full_name: {event.repo!r} is not OWNER/NAME"
         )
     return event
 
@@ -420,8 +410,8 @@ def _record(
     claim: str,
     text: str,
     link: str | None,
-) -> dict[str, Any]:
-    """The reviews.yaml entry (plus the paper it belongs to), checked against the model."""
+) -> dict[str, Any] | Outcome:
+    """The reviews.yaml entry (plus the paper it belongs to), or a refusal saying what is wrong."""
     record = {
         "claim": claim,
         "logbook": logbook_id,
@@ -432,7 +422,19 @@ def _record(
         "link": link or ctx.event.url,
         "text": text or None,
     }
-    Review.model_validate(record)
+    try:
+        Review.model_validate(record)
+    except ValidationError as exc:  # e.g. a link the comment spells wrong: answer, never crash
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "the command"
+        command = "review" if kind == "review" else "author"
+        return refuse(
+            command,
+            "invalid",
+            f"This cannot be recorded: its {code(field)} is not valid "
+            f"({plain(first['msg'])}). Check it and post the command again: "
+            f"`{HANDLERS[command].usage}`.",
+        )
     return record | {"paper": paper_id}
 
 
@@ -472,6 +474,8 @@ def _review(ctx: Context, words: list[str], rest: str) -> Outcome:
         )
     text = _free_text(rest, 3)
     record = _record(ctx, "review", words[0], paper_id, logbook_id, claim, text, None)
+    if isinstance(record, Outcome):
+        return record
     state = "falsified" if words[0] == "confirm" else "inconclusive"
     return Outcome(
         "review",
@@ -525,6 +529,8 @@ def _author(ctx: Context, words: list[str], rest: str) -> Outcome:
             )
         link = found.group(0)
     record = _record(ctx, "author_response", words[0], paper_id, logbook_id, claim, text, link)
+    if isinstance(record, Outcome):
+        return record
     return Outcome(
         "author",
         True,
@@ -596,9 +602,9 @@ def append_review(repo_dir: Path, record: dict[str, Any]) -> Path:
             return path  # already recorded (a re-run job): appending again would count it twice
         ReviewsFile.model_validate({"reviews": [*existing, record]})
     except ValidationError as exc:
-        raise ReproauditError(
+        raise InputError(
             Problem(
-                "invalid_value",
+                P.INVALID_VALUE,
                 str(PurePosixPath(layout.reviews_rel(paper_id))),
                 None,
                 None,
@@ -619,3 +625,22 @@ def carry_out(outcome: Outcome, event: Event, github: GitHub, repo_dir: Path) ->
         github.comment(event.repo, event.number, outcome.reply)
     if outcome.allowed and outcome.record is not None:
         append_review(repo_dir, outcome.record)
+
+
+def handle_comment(payload: Path, repo_dir: Path, *, dry_run: bool = False) -> Outcome:
+    """``ci command``: read the event file, decide, and (unless ``dry_run``) reply and record.
+
+    With ``dry_run`` the GitHub client sends nothing but GETs.
+    """
+    from .events import read_json
+
+    data = read_json(payload)
+    try:
+        parse_event(data)
+    except ArtifactError as exc:
+        raise exc.at(payload) from None
+    github = GitHub.from_env(read_only=dry_run)
+    outcome = dispatch(data, github, repo_dir, dry_run=dry_run)
+    if not dry_run and outcome.command is not None:
+        carry_out(outcome, parse_event(data), github, repo_dir)
+    return outcome

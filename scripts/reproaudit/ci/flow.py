@@ -14,9 +14,11 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .. import layout
+from .. import problems as P
+from ..errors import ArtifactError, ReproauditError
 from ..fsutil import atomic_write
 from ..judge.run import judge_repo
-from ..problems import Problem, ReproauditError
+from ..problems import Problem
 from ..repo import Corpus
 from ..validate import MAX_CHANGE_BYTES
 from .github import GitHub
@@ -30,14 +32,9 @@ def verify_head(github: GitHub, repo: str, pr: int, sha: str) -> str:
     head = str(github.pull(repo, pr)["head"]["sha"])
     if head != sha:
         raise ReproauditError(
-            Problem(
-                "invalid_value",
-                f"pull request {pr}",
-                None,
-                "head.sha",
-                f"the head moved after approval: approved {sha[:12]}, now {head[:12]}",
-                "a maintainer must review the new commits and type /reproduce again",
-            )
+            f"pull request {pr}: the head moved after approval: approved {sha[:12]}, "
+            f"now {head[:12]}",
+            "a maintainer must review the new commits and type /reproduce again",
         )
     return head
 
@@ -83,7 +80,7 @@ def fetch_pr_logbooks(
         if total > MAX_CHANGE_BYTES:
             raise ReproauditError(
                 Problem(
-                    "change_too_large",
+                    P.CHANGE_TOO_LARGE,
                     rel,
                     None,
                     None,
@@ -120,14 +117,8 @@ def fetched_logbooks(into: Path, pr: int, sha: str) -> list[tuple[str, str]]:
         same, books = False, []
     if not same:
         raise ReproauditError(
-            Problem(
-                "invalid_value",
-                str(path),
-                None,
-                None,
-                f"no fetched logbooks of pull request {pr} at {sha[:12]} here",
-                "run `reproaudit ci reproduce-pr --stage fetch` with the same options first",
-            )
+            f"{path}: no fetched logbooks of pull request {pr} at {sha[:12]} here",
+            "run `reproaudit ci reproduce-pr --stage fetch` with the same options first",
         )
     return books
 
@@ -139,27 +130,16 @@ def pr_logbooks(paths: list[str]) -> list[tuple[str, str]]:
 def judge_pr(
     repo_dir: Path,
     books: list[tuple[str, str]],
+    judge: Any,
     *,
-    mode: str,
-    llm: Any = None,
     reruns: Path | None = None,
-    model: str | None = None,
-    prompt_version: int | None = None,
-    samples: int = 3,
 ) -> str:
-    """Judge the PR's logbooks and render the verdicts as a Markdown comment."""
+    """Judge the PR's logbooks with ``judge`` and render the verdicts as a Markdown comment."""
+    mode = judge.mode
     lines = [f"{LLM_MARKER} mode={mode} -->", f"## reproaudit verdicts ({mode} judge)", ""]
     for paper_id, logbook_id in books:
         summary = judge_repo(
-            repo_dir,
-            mode=mode,
-            llm=llm,
-            reruns=reruns,
-            paper=paper_id,
-            logbook=logbook_id,
-            model=model,
-            prompt_version=prompt_version,
-            samples=samples,
+            repo_dir, judge, reruns=reruns, paper=paper_id, logbook=logbook_id
         )
         if summary.problems:
             lines.append(
@@ -232,9 +212,10 @@ def rerun_pending(github: GitHub, repo: str, pr: int) -> bool:
 
 
 def read_outcome(path: Path) -> dict[str, Any]:
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ArtifactError(path, f"not JSON: {exc}") from None
     if not isinstance(data, dict):
-        raise ReproauditError(
-            Problem("invalid_value", str(path), None, None, "not an outcome object")
-        )
+        raise ArtifactError(path, "not an outcome object")
     return data

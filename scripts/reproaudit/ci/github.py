@@ -17,21 +17,11 @@ from typing import Any
 
 import httpx
 
+from ..errors import GitHubError, ReadOnlyError
+
 RETRY_STATUSES = {429, 500, 502, 503, 504}
 WRITE_PERMISSIONS = {"admin", "maintain", "write"}
 MAX_LISTED_FILES = 3000  # the pull-request files endpoint lists no more than this
-
-
-class GitHubError(RuntimeError):
-    """A GitHub API call that failed for good (after retries)."""
-
-    def __init__(self, status: int, method: str, path: str, message: str) -> None:
-        self.status = status
-        super().__init__(f"GitHub API {method} {path} failed ({status}): {message}")
-
-
-class ReadOnlyError(RuntimeError):
-    """A write attempted by a read-only (dry-run) client."""
 
 
 @dataclass

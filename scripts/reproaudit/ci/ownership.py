@@ -25,8 +25,9 @@ from pathlib import PurePosixPath
 from typing import Literal
 
 from .. import problems as P
+from ..errors import ReproauditError
 from ..loader import parse_yaml
-from ..problems import Problem, ReproauditError
+from ..problems import Problem
 from .changes import Change
 from .github import WRITE_PERMISSIONS, GitHub
 

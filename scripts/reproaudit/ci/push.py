@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..problems import Problem, ReproauditError
+from ..errors import ArtifactError, GitError, ReproauditError
 from .changes import auth_env
 
 BOT_NAME = "reproaudit[bot]"
@@ -68,15 +68,7 @@ def _run(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
         timeout=600,
     )
     if check and done.returncode != 0:
-        raise ReproauditError(
-            Problem(
-                "git_error",
-                "git",
-                None,
-                None,
-                f"git {args[0]} failed: {done.stderr.strip()[-500:]}",
-            )
-        )
+        raise GitError(f"git {args[0]} failed: {done.stderr.strip()[-500:]}")
     return done
 
 
@@ -120,11 +112,7 @@ def push_change(
                 try:
                     paths = apply(work)
                 except ApplyConflict as again:
-                    raise ReproauditError(
-                        Problem(
-                            "git_error", "git", None, None, f"{why}; nor to {start[:12]}: {again}"
-                        )
-                    ) from None
+                    raise GitError(f"{why}; nor to {start[:12]}: {again}") from None
                 _run(work, "add", "-A", "--", *paths)
                 _commit(work, message)
                 return _fallback(
@@ -219,16 +207,10 @@ def _fallback(
 ) -> PushResult:
     """Push what could not go to ``branch`` to its own branch and open a pull request."""
     if fallback_branch is None or open_pull is None:
-        raise ReproauditError(
-            Problem(
-                "git_error",
-                "git",
-                None,
-                None,
-                why,
-                "nothing was pushed; give a fallback branch and a repository to open a "
-                "pull request in, or re-run the job",
-            )
+        raise GitError(
+            why,
+            "nothing was pushed; give a fallback branch and a repository to open a "
+            "pull request in, or re-run the job",
         )
     _run(
         work,
@@ -330,3 +312,60 @@ def apply_verdicts(source: Path) -> Apply:
         return written
 
     return apply
+
+
+KINDS = ("review", "reruns", "verdicts")
+
+
+def push_from(
+    kind: str,
+    source: Path,
+    repo_dir: Path,
+    message: str,
+    *,
+    remote: str = "origin",
+    branch: str = "main",
+    repo_name: str | None = None,
+    fallback_branch: str | None = None,
+    run_id: str = "local",
+) -> PushResult | None:
+    """``ci push KIND --from SOURCE``: commit that change to ``branch`` (see ``push_change``).
+
+    review: SOURCE is the outcome JSON of ``ci command`` (None when it records
+    nothing); reruns, verdicts: a folder of them. What the branch refuses goes
+    to ``fallback_branch`` and a pull request in ``repo_name``.
+    """
+    if kind == "review":
+        from .events import read_json
+
+        outcome = read_json(source)
+        record = outcome.get("record") if isinstance(outcome, dict) else None
+        if not (isinstance(outcome, dict) and outcome.get("allowed") and record):
+            return None
+        if not (isinstance(record, dict) and isinstance(record.get("paper"), str)):
+            raise ArtifactError(source, "record: not a review with its paper")
+        apply = apply_review(record)
+    elif kind == "reruns":
+        apply = apply_records(source)
+    elif kind == "verdicts":
+        apply = apply_verdicts(source)
+    else:
+        raise ValueError(f"unknown kind {kind!r}; one of {KINDS}")
+    open_pull = None
+    if repo_name:
+        from .github import GitHub
+
+        github = GitHub.from_env()
+
+        def open_pull(head: str, title: str, body: str) -> str:
+            return github.create_pull(repo_name, title, head, branch, body)
+
+    return push_change(
+        repo_dir,
+        apply,
+        message,
+        remote=remote,
+        branch=branch,
+        fallback_branch=fallback_branch or f"reproaudit/{kind}-{run_id}",
+        open_pull=open_pull,
+    )

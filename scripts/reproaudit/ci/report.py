@@ -19,9 +19,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .. import layout
 from .. import problems as P
+from ..errors import ArtifactError, ReproauditError
 from ..judge.run import judge_in_memory
 from ..models import FLAGS, VERDICTS, VerdictFile
-from ..problems import Problem, ReproauditError
+from ..problems import Problem
 from ..validate import git_changed, validate_repo
 from .changes import BlobReader, Change, ensure_commits, tree_changes
 from .ownership import Author, Ruling, author_from_api, contributor_of, rule_pr
@@ -167,49 +168,24 @@ def artifact_verdict(verdict: VerdictFile, numbers: str | None = None) -> dict[s
 # --- publishing (base-branch code) -------------------------------------------------------
 
 
+ARTIFACT = "the result artifact"
+
+
 def load_artifact(raw: bytes, *, pr: int, head_sha: str) -> Artifact:
     """Parse an artifact as untrusted data and check it belongs to this PR and commit."""
     if len(raw) > 5_000_000:
-        raise ReproauditError(
-            Problem(
-                "file_too_large",
-                "artifact",
-                None,
-                None,
-                "the result artifact is over 5 MB; refusing it",
-            )
-        )
+        raise ArtifactError(ARTIFACT, "over 5 MB; refusing it")
     try:
         artifact = Artifact.model_validate(json.loads(raw))
     except (ValueError, ValidationError) as exc:
-        raise ReproauditError(
-            Problem(
-                "invalid_value",
-                "artifact",
-                None,
-                None,
-                f"the result artifact is not valid: {str(exc)[:500]}",
-            )
-        ) from None
+        raise ArtifactError(ARTIFACT, f"not valid: {str(exc)[:500]}") from None
     if artifact.pr != pr:
-        raise ReproauditError(
-            Problem(
-                "invalid_value",
-                "artifact",
-                None,
-                "pr",
-                f"artifact is for PR {artifact.pr}, not {pr}",
-            )
-        )
+        raise ArtifactError(ARTIFACT, f"pr: artifact is for PR {artifact.pr}, not {pr}")
     if artifact.head_sha != head_sha:
-        raise ReproauditError(
-            Problem(
-                "invalid_value",
-                "artifact",
-                None,
-                "head_sha",
-                f"artifact is for commit {artifact.head_sha[:12]}, not the run's {head_sha[:12]}",
-            )
+        raise ArtifactError(
+            ARTIFACT,
+            f"head_sha: artifact is for commit {artifact.head_sha[:12]}, "
+            f"not the run's {head_sha[:12]}",
         )
     return artifact
 
@@ -467,22 +443,14 @@ def pr_of_workflow_run(event: dict[str, Any], github: Any) -> tuple[int, str]:
         head_sha = str(run["head_sha"])
         repo = str(event["repository"]["full_name"])
     except (KeyError, TypeError) as exc:
-        raise ReproauditError(
-            Problem(
-                "invalid_value", "event", None, None, f"not a workflow_run event: missing {exc}"
-            )
-        ) from None
+        raise ArtifactError("the event", f"not a workflow_run event: missing {exc}") from None
     for pull in run.get("pull_requests") or []:
         if str(pull.get("head", {}).get("sha")) == head_sha:
             return int(pull["number"]), head_sha
     for pull in github.paginate(f"/repos/{repo}/pulls", state="open"):
         if pull["head"]["sha"] == head_sha:
             return int(pull["number"]), head_sha
-    raise ReproauditError(
-        Problem(
-            "invalid_value", "event", None, None, f"no open pull request has head {head_sha[:12]}"
-        )
-    )
+    raise ReproauditError(f"no open pull request has head {head_sha[:12]}")
 
 
 def publish_report(

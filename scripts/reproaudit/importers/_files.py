@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import problems as P
-from ..problems import Problem, ReproauditError
+from ..errors import InputError, ReproauditError
+from ..problems import Problem
 
 MAX_JSON_DEPTH = 64
 MAX_NUMBER_CHARS = 40  # digits and signs of one JSON number
@@ -54,7 +55,7 @@ def kind_of(path: Path) -> str | None:
 
 
 def refused(path: Path, what: str, shown: str | None = None) -> ReproauditError:
-    return ReproauditError(
+    return InputError(
         Problem(
             P.IMPORT_FILE_REFUSED,
             shown or path.as_posix(),
@@ -87,7 +88,7 @@ def read_regular(path: Path, limit: int, shown: str | None = None) -> bytes:
     try:
         fd = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
-        raise ReproauditError(
+        raise InputError(
             Problem(P.IMPORT_SOURCE_INVALID, shown, None, None, f"cannot open it: {exc.strerror}")
         ) from None
     with os.fdopen(fd, "rb") as handle:
@@ -96,7 +97,7 @@ def read_regular(path: Path, limit: int, shown: str | None = None) -> bytes:
             raise refused(path, "is not a regular file", shown)
         data = handle.read(limit + 1)
     if len(data) > limit:
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.FILE_TOO_LARGE,
                 shown,
@@ -180,7 +181,7 @@ def load_json(
     """
 
     def problem(message: str, at: int | None = None) -> ReproauditError:
-        return ReproauditError(
+        return InputError(
             Problem(
                 P.IMPORT_SOURCE_INVALID, shown, at, None, f"{what}: {message}" if what else message
             )

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import ReproauditError
 from ..escaping import clip, one_line, scrub, yaml_scalar
 from ..loader import parse_yaml
-from ..problems import ReproauditError
 
 # Characters YAML treats as line breaks or that editors mangle: never in a literal block.
 _BREAKS = frozenset("\r\x85\u2028\u2029\ufeff")

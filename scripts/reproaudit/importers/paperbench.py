@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import problems as P
+from ..errors import InputError, ReproauditError
 from ..loader import parse_yaml, to_model
 from ..models import ID_PATTERN, PaperFile
-from ..problems import Problem, ReproauditError
+from ..problems import Problem
 from ..scaffold import slug
 from ._files import load_json, read_regular
 from ._yaml import check_round_trip, clip, comment, q
@@ -111,7 +112,7 @@ def import_paperbench(
             )
         )
     if problems or not leaves:
-        raise ReproauditError(problems)
+        raise InputError(problems)
     title = " ".join(str(title).split())
     text = _render(paper_id, title, venue, leaves)
     to_model(parse_yaml(text, rel), PaperFile)
@@ -124,7 +125,7 @@ def _read_json(path: Path) -> Any:
     """The rubric: a regular file (no link, FIFO or device), bounded in size, depth, numbers."""
     shown = path.as_posix()
     if not os.path.lexists(path):
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.IMPORT_SOURCE_INVALID,
                 shown,
@@ -221,7 +222,7 @@ def _result_leaves(root: Any, shown: str) -> list[_Leaf]:
             problems.append(
                 Problem(P.IMPORT_SOURCE_INVALID, shown, None, None, f"and {more} more like these")
             )
-        raise ReproauditError(problems)
+        raise InputError(problems)
     return leaves
 
 

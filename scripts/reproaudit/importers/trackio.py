@@ -33,9 +33,10 @@ from typing import Any
 
 from .. import layout
 from .. import problems as P
+from ..errors import InputError, ReproauditError
 from ..loader import load_document, parse_yaml, to_model
 from ..models import GITHUB_PATTERN, Logbook, PaperFile
-from ..problems import Problem, ReproauditError
+from ..problems import Problem
 from ..repo import Corpus
 from ..validate import check_file
 from ._yaml import block, check_round_trip, clip, comment, q
@@ -134,7 +135,7 @@ def import_trackio(
     if paper_file is not None:
         problems += _unknown_claims(paper_file, claim_pages)
     if problems or paper_file is None or not contributor:
-        raise ReproauditError(problems)
+        raise InputError(problems)
     meta = paper_file.paper
     logbook_id = _logbook_id(contributor, source)
     rel = layout.logbook_rel(meta.id, logbook_id)
@@ -172,7 +173,7 @@ def check_owner(repo: Path, rel: str, contributor: str) -> None:
     if owner is not None and owner.lower() == contributor.lower():
         return
     whose = f"belongs to {owner!r}" if owner else "exists and names no contributor it can read"
-    raise ReproauditError(
+    raise InputError(
         Problem(
             P.IMPORT_NOT_YOURS,
             rel,
@@ -200,7 +201,7 @@ def _resolve_paper(corpus: Corpus, source: Workspace, given: str | None) -> Pape
     elif isinstance(arxiv, str) and arxiv:
         paper_id, origin = _paper_by_arxiv(corpus, arxiv, meta_path), meta_path
     else:
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.IMPORT_NEEDS_INPUT,
                 meta_path,
@@ -212,7 +213,7 @@ def _resolve_paper(corpus: Corpus, source: Workspace, given: str | None) -> Pape
         )
     rels = corpus.paper_rels.get(paper_id, [])
     if not rels:
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.UNKNOWN_PAPER,
                 meta_path if origin != "--paper" else "claims/",
@@ -223,7 +224,7 @@ def _resolve_paper(corpus: Corpus, source: Workspace, given: str | None) -> Pape
             )
         )
     if len(rels) > 1:
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.DUPLICATE_ID,
                 rels[0],
@@ -236,7 +237,7 @@ def _resolve_paper(corpus: Corpus, source: Workspace, given: str | None) -> Pape
     # the paper file must validate (its id matches its name...) before a logbook points at it
     found = [p for p in check_file(corpus, corpus.by_rel[rels[0]]) if p.is_error]
     if found:
-        raise ReproauditError(found)
+        raise InputError(found)
     loaded = corpus.load(corpus.by_rel[rels[0]])
     assert loaded.model is not None  # check_file loaded it
     return loaded.model
@@ -252,7 +253,7 @@ def _paper_by_arxiv(corpus: Corpus, arxiv: str, meta_path: str) -> str:
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.UNKNOWN_PAPER,
                 meta_path,
@@ -262,7 +263,7 @@ def _paper_by_arxiv(corpus: Corpus, arxiv: str, meta_path: str) -> str:
                 f'add `arxiv: "{wanted}"` to the paper\'s links, or pass --paper <paper id>',
             )
         )
-    raise ReproauditError(
+    raise InputError(
         Problem(
             P.IMPORT_NEEDS_INPUT,
             meta_path,

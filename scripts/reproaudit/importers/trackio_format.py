@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import problems as P
+from ..errors import InputError, ReproauditError
 from ..escaping import clip
-from ..problems import Problem, ReproauditError
+from ..problems import Problem
 from ._files import check_folder, inside, kind_of, load_json, read_regular, refused
 
 TRACKIO_DIR = ".trackio"
@@ -92,7 +93,7 @@ def read_workspace(folder: Path) -> Workspace:
     check_folder(root / "logbook")
     if not (root / "logbook").is_dir():
         what = "does not exist" if not folder.exists() else f"has no {TRACKIO_DIR}/logbook/"
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.IMPORT_SOURCE_INVALID,
                 folder.as_posix(),
@@ -250,4 +251,4 @@ def fences(body: str) -> list[tuple[str, str]]:
 
 
 def _invalid(path: Path, line: int | None, message: str) -> ReproauditError:
-    return ReproauditError(Problem(P.IMPORT_SOURCE_INVALID, path.as_posix(), line, None, message))
+    return InputError(Problem(P.IMPORT_SOURCE_INVALID, path.as_posix(), line, None, message))

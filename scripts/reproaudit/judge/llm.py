@@ -38,12 +38,14 @@ import jinja2
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .. import layout
+from ..errors import UsageError
 from ..models import VERDICTS, Claim, ClaimVerdict, Usage, VerdictValue, Votes
 from .endpoint import Answer, Endpoint
 from .finalize import ClaimFacts, finalize
 from .halt import Halt
 from .injection import detect_intent
 from .run import Case, CaseResult, RulesJudge, claim_facts, judge_config, rules_proposals
+from .settings import resolve_mode
 
 PROMPT_VERSION = 2
 SCREEN_PROMPT_VERSION = 1
@@ -75,7 +77,7 @@ class LlmSettings:
         return self.base_url is not None
 
 
-class JudgeSetupError(ValueError):
+class JudgeSetupError(UsageError):
     """A judge that cannot be built from the options and environment given."""
 
 
@@ -84,17 +86,12 @@ def make_judge(
 ) -> RulesJudge | LlmJudge:
     """The judge for ``mode`` (rules | llm | auto): auto is llm when an endpoint is set."""
     settings = settings or LlmSettings.from_env()
-    if mode == "auto":
-        mode = "llm" if settings.configured else "rules"
+    try:
+        mode = resolve_mode(mode, settings)
+    except UsageError as exc:
+        raise JudgeSetupError(str(exc)) from None
     if mode == "rules":
         return RulesJudge()
-    if mode != "llm":
-        raise JudgeSetupError(f"unknown judge mode {mode!r}: use rules, llm or auto")
-    if not settings.configured:
-        raise JudgeSetupError(
-            "--mode llm needs REPROAUDIT_JUDGE_BASE_URL (an OpenAI-compatible "
-            "endpoint); use --mode rules to judge offline"
-        )
     return LlmJudge(settings, samples, **endpoint_kw)
 
 

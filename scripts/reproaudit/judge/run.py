@@ -30,6 +30,8 @@ from typing import Any, Protocol
 import yaml
 
 from .. import layout
+from .. import problems as P
+from ..errors import ReproauditError
 from ..fsutil import atomic_write
 from ..models import ClaimVerdict, Logbook, PaperFile, Usage, VerdictFile
 from ..problems import Problem
@@ -175,7 +177,7 @@ def iter_cases(
         if paper_model is None:
             why = "has no paper file" if not rels else "has a paper file that does not validate"
             yield Problem(
-                "unknown_paper",
+                P.UNKNOWN_PAPER,
                 path.rel,
                 None,
                 "logbook.paper",
@@ -306,7 +308,7 @@ def dump_verdict(doc: dict[str, Any]) -> str:
     return header + yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
 
 
-class JudgeBusy(Exception):
+class JudgeBusy(ReproauditError):
     """Another judge holds the repository's lock for longer than this run may wait."""
 
 

@@ -15,8 +15,8 @@ import hashlib
 from pathlib import Path
 
 from .. import __version__, layout
+from ..errors import ReproauditError
 from ..models import RunEnvironment, RunLimits, RunRecord
-from ..problems import ReproauditError
 from .bundle import RUNNER
 from .hfjobs import DEFAULT_IMAGE, FLAVORS, JobsApi, run_hf_jobs
 from .local import host_python, run_local

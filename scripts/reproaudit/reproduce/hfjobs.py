@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .. import problems as P
+from ..errors import EndpointError, InputError
 from ..models import HARDWARE
-from ..problems import Problem, ReproauditError
+from ..problems import Problem
 from .bundle import RUNNER
 from .docker import DEFAULT_IMAGE
 from .markers import MARK, JobLog, read_job_log
@@ -59,7 +60,7 @@ class JobsApi(Protocol):
 def flavor_for(spec: RunSpec) -> str:
     flavor = FLAVORS.get(spec.reproduce.hardware)
     if flavor is None:
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.HARDWARE_NOT_ALLOWED,
                 spec.rel,
@@ -90,7 +91,7 @@ def job_source(
         or not source_sha
         or not _SHA40.fullmatch(source_sha)
     ):
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.SOURCE_NOT_PINNED,
                 spec.rel,
@@ -280,15 +281,9 @@ def _call(what: str, job_url: str | None, fn: Callable[[], Any]) -> Any:
         raise _api_error(what, job_url, exc) from exc
 
 
-def _api_error(what: str, job_url: str | None, exc: Exception) -> ReproauditError:
+def _api_error(what: str, job_url: str | None, exc: Exception) -> EndpointError:
     where = f" for {job_url}" if job_url else ""
-    return ReproauditError(
-        Problem(
-            P.JOBS_API_ERROR,
-            "hf-jobs",
-            None,
-            None,
-            f"{what}{where} failed: {type(exc).__name__}: {exc}",
-            "check the token (`hf auth whoami`), the namespace and the job on the Hub",
-        )
+    return EndpointError(
+        f"hf-jobs: {what}{where} failed: {type(exc).__name__}: {exc}",
+        "check the token (`hf auth whoami`), the namespace and the job on the Hub",
     )

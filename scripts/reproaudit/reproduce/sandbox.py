@@ -15,8 +15,7 @@ import subprocess
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .. import problems as P
-from ..problems import Problem, ReproauditError
+from ..errors import SettingError
 
 SANDBOXES = ("bwrap", "docker", "none")
 MIB = 1024 * 1024
@@ -117,5 +116,5 @@ def choose_sandbox(
     return "docker"
 
 
-def _error(message: str, hint: str) -> ReproauditError:
-    return ReproauditError(Problem(P.BAD_SANDBOX, "--sandbox", None, None, message, hint))
+def _error(message: str, hint: str) -> SettingError:
+    return SettingError(f"--sandbox: {message}", hint)

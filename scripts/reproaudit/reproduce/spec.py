@@ -13,9 +13,10 @@ from pathlib import Path, PurePosixPath
 
 from .. import layout
 from .. import problems as P
+from ..errors import InputError, ReproauditError
 from ..loader import load_model
 from ..models import Code, Logbook, Reproduce, parse_duration
-from ..problems import Problem, ReproauditError
+from ..problems import Problem
 from .confine import clean_logbook_path, escaping_links, inside
 
 
@@ -50,7 +51,7 @@ def logbook_rel(repo: Path, logbook_path: str | Path) -> str:
                 return path.resolve().relative_to(repo).as_posix()
             except ValueError:
                 break
-    raise ReproauditError(
+    raise InputError(
         Problem(
             P.UNKNOWN_LOGBOOK,
             str(logbook_path),
@@ -67,7 +68,7 @@ def load_spec(repo: Path, logbook_path: str | Path) -> RunSpec:
     rel = logbook_rel(repo, logbook_path)
     where = layout.classify(rel)
     if where is None or where.kind != "logbook":
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.MISPLACED_FILE,
                 rel,
@@ -80,7 +81,7 @@ def load_spec(repo: Path, logbook_path: str | Path) -> RunSpec:
     paper, logbook = where.key
     book = load_model(Path(repo) / rel, Logbook, rel)
     if book.logbook.paper != paper or book.logbook.id != logbook:
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.ID_PATH_MISMATCH,
                 rel,
@@ -94,7 +95,7 @@ def load_spec(repo: Path, logbook_path: str | Path) -> RunSpec:
         missing = [
             name for name, v in (("code", book.code), ("reproduce", book.reproduce)) if v is None
         ]
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.NOTHING_TO_RUN,
                 rel,
@@ -112,7 +113,7 @@ def load_spec(repo: Path, logbook_path: str | Path) -> RunSpec:
     else:
         why = "is empty"
     if not argv:
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.BAD_COMMAND,
                 rel,
@@ -142,7 +143,7 @@ def clean_code_path(spec: RunSpec) -> str:
     raw = spec.code.path or ""
     clean = clean_logbook_path(raw, spec.logbook)
     if clean is None:
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.PATH_NOT_ALLOWED,
                 spec.rel,
@@ -169,7 +170,7 @@ def code_folder(repo: Path, spec: RunSpec) -> Path:
     folder = Path(repo) / "logbooks" / spec.paper / rel
 
     def refuse(what: str) -> ReproauditError:
-        return ReproauditError(
+        return InputError(
             Problem(
                 P.PATH_NOT_ALLOWED,
                 spec.rel,
@@ -181,7 +182,7 @@ def code_folder(repo: Path, spec: RunSpec) -> Path:
         )
 
     if not folder.is_dir():
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.MISSING_CODE_PATH,
                 spec.rel,
@@ -214,7 +215,7 @@ def requirements_file(repo: Path, spec: RunSpec) -> Path | None:
             if clean is not None and inside(str(path), str(jail))
             else ("is outside this logbook's own folder")
         )
-        raise ReproauditError(
+        raise InputError(
             Problem(
                 P.REQUIREMENTS_NOT_ALLOWED,
                 spec.rel,

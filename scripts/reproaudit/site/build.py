@@ -20,6 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .. import problems as P
 from ..judge.run import judge_repo, now_utc
 from ..models import VerdictFile
 from ..problems import Problem, ReproauditError
@@ -61,7 +62,7 @@ def merged_config(root: Path, site_url: str | None = None) -> dict[str, Any]:
         if not isinstance(mine, dict):
             raise ReproauditError(
                 Problem(
-                    "not_a_mapping",
+                    P.NOT_A_MAPPING,
                     "mkdocs.yml",
                     1,
                     None,
@@ -155,7 +156,7 @@ def build_site(
         if unknown:
             raise ReproauditError(
                 Problem(
-                    "unknown_paper",
+                    P.UNKNOWN_PAPER,
                     "claims/",
                     None,
                     None,
@@ -226,7 +227,7 @@ def _render_and_build(
     errors, warnings = config.validate()
     if errors or (strict and warnings):
         problems = [
-            Problem("invalid_value", "mkdocs.yml", None, name, str(message))
+            Problem(P.INVALID_VALUE, "mkdocs.yml", None, name, str(message))
             for name, message in [*errors, *warnings]
         ]
         raise ReproauditError(problems)
@@ -237,8 +238,6 @@ def _render_and_build(
     try:
         mkdocs_build(config)
     except (Abort, MkDocsException) as exc:
-        raise ReproauditError(
-            Problem("invalid_value", "mkdocs.yml", None, None, f"the site build failed: {exc}")
-        ) from None
+        raise ReproauditError(f"the site build failed: {exc}") from None
     timings["mkdocs build (and paper pages)"] = time.perf_counter() - step
     return pages, outputs

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..problems import Problem, ReproauditError
+from ..errors import ReproauditError, SettingError
 
 BUNDLE = "pagefind"
 _MARKUP = re.compile(r"[#*_`>\[\]()|]+|\{[^}]*\}|<[^>]+>")
@@ -80,14 +80,8 @@ class SearchIndex:
         stdout, stderr = self.process.communicate()
         if self.process.returncode != 0:
             raise ReproauditError(
-                Problem(
-                    "invalid_value",
-                    "site",
-                    None,
-                    None,
-                    f"Pagefind failed to index the site (exit {self.process.returncode}): "
-                    + (stderr or stdout).strip()[-500:],
-                )
+                f"Pagefind failed to index the site (exit {self.process.returncode}): "
+                + (stderr or stdout).strip()[-500:]
             )
         shutil.move(str(self.bundle), str(site / BUNDLE))
 
@@ -103,13 +97,7 @@ def _binary() -> str:
 
         return str(_must_get_executable())
     except (ImportError, FileNotFoundError) as exc:
-        raise ReproauditError(
-            Problem(
-                "invalid_value",
-                "pyproject.toml",
-                None,
-                None,
-                f"the search index needs Pagefind's binary, which is not installed ({exc})",
-                hint='pip install "pagefind[bin]" (a dependency of reproaudit)',
-            )
+        raise SettingError(
+            f"the search index needs Pagefind's binary, which is not installed ({exc})",
+            hint='pip install "pagefind[bin]" (a dependency of reproaudit)',
         ) from None

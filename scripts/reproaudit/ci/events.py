@@ -1,0 +1,37 @@
+"""Reading the JSON files a workflow hands to a step (events, outcomes) as untrusted data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..errors import ArtifactError
+from .github import GitHub
+
+MAX_EVENT_BYTES = 25_000_000  # GitHub caps webhook payloads at 25 MB
+
+
+def read_json(path: Path) -> Any:
+    """The JSON value in ``path``; a file that is unreadable or not JSON is an artifact error."""
+    path = Path(path)
+    try:
+        if path.stat().st_size > MAX_EVENT_BYTES:
+            raise ArtifactError(path, f"larger than {MAX_EVENT_BYTES} bytes; refusing it")
+        return json.loads(path.read_bytes())
+    except OSError as exc:
+        raise ArtifactError(path, f"cannot read it: {exc.strerror}") from None
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+        raise ArtifactError(path, f"not JSON: {exc}") from None
+
+
+def pr_target(
+    github: GitHub, event: Path | None, pr: int | None, sha: str | None
+) -> tuple[int, str]:
+    """(PR number, head SHA): from a ``workflow_run`` event file when given, else as given."""
+    from .report import pr_of_workflow_run
+
+    if event is not None:
+        return pr_of_workflow_run(read_json(event), github)
+    assert pr is not None and sha is not None, "the command line checks --pr and --sha"
+    return pr, sha

@@ -1,0 +1,32 @@
+"""``ci judge-pr``: fetch a PR's logbooks as data (never its code), judge them, comment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .flow import fetch_pr_logbooks, judge_pr, post_sticky, pr_logbooks, verify_head
+from .github import GitHub
+
+
+def judge_pull_request(
+    github: GitHub,
+    repo_name: str,
+    pr: int,
+    sha: str,
+    repo: Path,
+    judge: Any,
+    *,
+    reruns: Path | None = None,
+    post: bool = False,
+) -> str:
+    """The verdicts comment for the PR at ``sha`` (posted or updated when ``post``).
+
+    A head that moved since ``sha`` was approved is refused before anything is fetched.
+    """
+    verify_head(github, repo_name, pr, sha)
+    books = pr_logbooks(fetch_pr_logbooks(github, repo_name, pr, sha, repo))
+    body = judge_pr(repo, books, judge, reruns=reruns)
+    if post:
+        post_sticky(github, repo_name, pr, body)
+    return body

@@ -1,0 +1,32 @@
+"""Small workflow steps that read a file handed over by an earlier job, then call the library."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import ArtifactError
+from .events import read_json
+from .github import GitHub
+
+
+def load_artifact_file(path: Path, pr: int, sha: str):  # -> report.Artifact
+    """The result artifact in ``path``, checked as untrusted data against the PR and commit."""
+    from .report import load_artifact
+
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise ArtifactError(path, f"cannot read it: {exc.strerror}") from None
+    return load_artifact(raw, pr=pr, head_sha=sha)
+
+
+def dispatch_for(outcome: Path, payload: Path, ref: str) -> str:
+    """``ci dispatch``: start reproduce.yml for the approved command of ``outcome``."""
+    from .commands import parse_event
+    from .flow import dispatch_run, read_outcome
+
+    try:
+        event = parse_event(read_json(payload))
+    except ArtifactError as exc:
+        raise exc.at(payload) from None
+    return dispatch_run(GitHub.from_env(), event.repo, ref, read_outcome(outcome), event.number)

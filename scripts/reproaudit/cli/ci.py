@@ -1,0 +1,348 @@
+"""The ``ci`` group: what the GitHub workflows run (each step is tested offline).
+
+One name per concept: ``--repo-name OWNER/NAME`` is the GitHub repository,
+``--pr`` the pull request, ``--sha`` its head commit, ``--event`` a workflow_run
+event file, ``--payload`` an issue_comment event file, ``--post`` "send it to GitHub".
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from ..problems import format_problems
+from .options import (
+    backend_option,
+    mode_option,
+    pr_option,
+    repo_name_option,
+    repo_option,
+    samples_option,
+    sandbox_option,
+    sha_option,
+)
+
+event_option = click.option(
+    "--event",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The workflow_run event (GITHUB_EVENT_PATH): the trusted PR number and head SHA "
+    "come from it.",
+)
+payload_option = click.option(
+    "--payload",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The issue_comment event (GITHUB_EVENT_PATH).",
+)
+
+
+def _event_or_pr(event: Path | None, pr: int | None, sha: str | None) -> None:
+    if event is None and (pr is None or sha is None):
+        raise click.UsageError("give --event, or both --pr and --sha")
+
+
+@click.group()
+def ci() -> None:
+    """What the GitHub workflows run (each step is tested offline)."""
+
+
+@ci.command("command")
+@payload_option
+@click.option("--dry-run", is_flag=True, help="Send nothing but GETs; write nothing.")
+@repo_option
+def ci_command(payload: Path, dry_run: bool, repo: Path) -> None:
+    """Decide and carry out a slash command from a PR comment; print it as JSON.
+
+    A refusal is a handled event (exit 0): the JSON says why, and the reply says it in the thread.
+    """
+    import json
+
+    from ..ci.commands import handle_comment
+
+    outcome = handle_comment(payload, repo, dry_run=dry_run)
+    click.echo(json.dumps(outcome.to_json(), indent=2))
+
+
+@ci.command("validate-pr")
+@click.option("--base", required=True, metavar="REF", help="The base branch, e.g. origin/main.")
+@pr_option(required=True)
+@sha_option(required=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option("--allow-outside", is_flag=True, help="Maintainers' PRs may touch other folders.")
+@click.option("--author", metavar="LOGIN", help="The PR's author: apply the ownership rule.")
+@click.option(
+    "--association",
+    default="NONE",
+    show_default=True,
+    help="The author's author_association (OWNER, MEMBER, COLLABORATOR...).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "github"]),
+    default="github",
+    show_default=True,
+    help="How problems are also printed (annotations in Actions).",
+)
+@repo_option
+def ci_validate_pr(
+    base: str,
+    pr: int,
+    sha: str,
+    out: Path,
+    allow_outside: bool,
+    author: str | None,
+    association: str,
+    fmt: str,
+    repo: Path,
+) -> None:
+    """Validate a PR's changes, judge its logbooks (rules) and write the result artifact."""
+    from ..ci.validation import validate_pr_to
+
+    done = validate_pr_to(
+        repo,
+        base,
+        pr,
+        sha,
+        out,
+        allow_outside=allow_outside,
+        author=author,
+        association=association,
+    )
+    if done.problems:
+        click.echo(format_problems(done.problems, fmt))
+    for path in done.outside:
+        click.echo(f"::error file={path}::contributions may only change files under logbooks/")
+    click.echo(f"wrote {out}: {done.judged} logbook(s) judged, {done.errors} error(s)")
+    raise SystemExit(1 if done.errors else 0)
+
+
+@ci.command("report")
+@click.option("--artifact", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@event_option
+@pr_option()
+@sha_option()
+@click.option("--repo-name", metavar="OWNER/NAME", help="The GitHub repository (for --post).")
+@click.option("--post", is_flag=True, help="Post the sticky comment and a check run.")
+@click.option(
+    "--git",
+    "git_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A clone to compare the base and head trees in (fetching them as objects only).",
+)
+@click.option(
+    "--team",
+    envvar="REPROAUDIT_MAINTAINERS_TEAM",
+    metavar="ORG/TEAM",
+    help="Members of this team are maintainers too [env: REPROAUDIT_MAINTAINERS_TEAM].",
+)
+def ci_report(
+    artifact: Path,
+    event: Path | None,
+    pr: int | None,
+    sha: str | None,
+    repo_name: str | None,
+    post: bool,
+    git_dir: Path | None,
+    team: str | None,
+) -> None:
+    """Check the result artifact (untrusted) and render the PR report, or --post it."""
+    from ..ci.events import pr_target
+    from ..ci.github import GitHub
+    from ..ci.report import publish_report, render_comment
+    from ..ci.steps import load_artifact_file
+
+    _event_or_pr(event, pr, sha)
+    if post and not repo_name:
+        raise click.UsageError("--post needs --repo-name OWNER/NAME")
+    github = GitHub.from_env()
+    checked = load_artifact_file(artifact, *pr_target(github, event, pr, sha))
+    if not post:
+        click.echo(render_comment(checked), nl=False)
+        return
+    result = publish_report(checked, github=github, repo=repo_name, repo_dir=git_dir, team=team)
+    click.echo(
+        f"{'updated' if result['updated'] else 'posted'} the report on PR {checked.pr} "
+        f"({'valid' if result['ok'] else 'problems'})"
+    )
+
+
+@ci.command("judge-pr")
+@repo_name_option
+@event_option
+@pr_option()
+@sha_option()
+@mode_option
+@click.option(
+    "--reruns",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Re-run records of the PR's logbooks: DIR/<paper>/<logbook>/{outputs,run}.json.",
+)
+@samples_option
+@click.option("--post", is_flag=True, help="Post (or update) the verdicts comment.")
+@repo_option
+def ci_judge_pr(
+    repo_name: str,
+    event: Path | None,
+    pr: int | None,
+    sha: str | None,
+    mode: str,
+    reruns: Path | None,
+    samples: int,
+    post: bool,
+    repo: Path,
+) -> None:
+    """Fetch a PR's logbooks as data (never its code), judge them, and comment.
+
+    Runs with base-branch code; the judge key is read from the environment of this step only.
+    """
+    from ..ci.events import pr_target
+    from ..ci.github import GitHub
+    from ..ci.judging import judge_pull_request
+    from ..judge.llm import make_judge
+
+    _event_or_pr(event, pr, sha)
+    judge = make_judge(mode, samples=samples)  # before any network call
+    github = GitHub.from_env()
+    number, head = pr_target(github, event, pr, sha)
+    body = judge_pull_request(
+        github, repo_name, number, head, repo, judge, reruns=reruns, post=post
+    )
+    click.echo(body, nl=False)
+
+
+@ci.command("dispatch")
+@click.option(
+    "--outcome",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The JSON printed by `reproaudit ci command`.",
+)
+@payload_option
+@click.option("--ref", default="main", show_default=True, help="Branch whose workflow runs.")
+def ci_dispatch(outcome: Path, payload: Path, ref: str) -> None:
+    """Start reproduce.yml for an approved /reproduce or /rejudge."""
+    from ..ci.steps import dispatch_for
+
+    click.echo(dispatch_for(outcome, payload, ref))
+
+
+@ci.command("push")
+@click.argument("kind", type=click.Choice(["review", "reruns", "verdicts"]))
+@click.option(
+    "--from",
+    "source",
+    type=click.Path(exists=True, path_type=Path),
+    required=True,
+    help="review: the outcome JSON of `ci command`; reruns, verdicts: a folder of them.",
+)
+@click.option("--message", required=True, help="The commit message.")
+@click.option("--remote", default="origin", show_default=True)
+@click.option("--branch", default="main", show_default=True, help="The branch to commit to.")
+@click.option(
+    "--repo-name",
+    metavar="OWNER/NAME",
+    help="Where to open a pull request when the branch refuses the change.",
+)
+@click.option("--fallback-branch", help="Its branch [default: reproaudit/<kind>-<run id>].")
+@repo_option
+def ci_push(
+    kind: str,
+    source: Path,
+    message: str,
+    remote: str,
+    branch: str,
+    repo_name: str | None,
+    fallback_branch: str | None,
+    repo: Path,
+) -> None:
+    """Commit a review, re-run records or verdicts to the branch: fetch, re-apply, retry.
+
+    Each attempt applies the change to the branch as it is now, so two jobs at once
+    never lose either change; what the branch refuses goes to a pull request.
+    """
+    from ..ci.push import push_from
+
+    result = push_from(
+        kind,
+        source,
+        repo,
+        message,
+        remote=remote,
+        branch=branch,
+        repo_name=repo_name,
+        fallback_branch=fallback_branch,
+        run_id=os.environ.get("GITHUB_RUN_ID", "local"),
+    )
+    if result is None:
+        click.echo("no review or author response to record")
+        return
+    where = f" ({result.url})" if result.url else ""
+    click.echo(f"{result.status} after {result.attempts} attempt(s): {result.message}{where}")
+
+
+@ci.command("reproduce-pr")
+@repo_name_option
+@pr_option(required=True)
+@sha_option(required=True)
+@backend_option
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@sandbox_option
+@click.option(
+    "--stage",
+    type=click.Choice(["all", "fetch", "run"]),
+    default="all",
+    show_default=True,
+    help="fetch: check the head and fetch the files (needs GITHUB_TOKEN); run: re-run what "
+    "fetch wrote (give it no token); all: both, dropping the token before running.",
+)
+@repo_option
+def ci_reproduce_pr(
+    repo_name: str,
+    pr: int,
+    sha: str,
+    backend: str,
+    out: Path,
+    sandbox: str | None,
+    stage: str,
+    repo: Path,
+) -> None:
+    """Re-run every logbook of a PR at the approved commit (fetched as files, no secrets).
+
+    No token is in the environment while contributor code runs: the workflow runs
+    `--stage fetch` with the token and `--stage run` without it.
+    """
+    from ..ci.rerun_pr import reproduce_pr
+
+    lines = reproduce_pr(
+        repo, repo_name, pr, sha, backend=backend, out=out, sandbox=sandbox, stage=stage
+    )
+    for line in lines:
+        click.echo(line)
+
+
+@ci.command("store-reruns")
+@click.option(
+    "--artifact",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    required=True,
+    help="The downloaded re-run artifact (untrusted): <paper>/<logbook>/{run,outputs}.json.",
+)
+@repo_name_option
+@pr_option(required=True)
+@sha_option(required=True)
+@repo_option
+def ci_store_reruns(artifact: Path, repo_name: str, pr: int, sha: str, repo: Path) -> None:
+    """Store the re-run records of a PR's logbooks under reruns/, refusing anything else."""
+    from ..ci.github import GitHub
+    from ..ci.store import store_reruns
+
+    report = store_reruns(GitHub.from_env(), repo_name, pr, sha, artifact, repo)
+    for line in report.lines():
+        click.echo(line)
+    raise SystemExit(1 if report.refused else 0)
+
+
+COMMANDS = [ci]
