@@ -2,8 +2,9 @@
 
 Tests run in a user's clone, where `../shared/fixtures/` (real examples kept on the
 project's own machines) does not exist. Only two kinds of test may skip there: the
-extra checks against those real examples (`shared_fixtures`, `payloads`) and the
-browser tests without Chromium. `REPROAUDIT_SHARED_FIXTURES=/nonexistent pytest`
+extra checks against those real examples (`shared_fixtures`, `payloads`), the
+browser tests without Chromium, and the sandboxed re-runs without bubblewrap (`needs_bwrap`:
+`apt-get install bubblewrap`; CI installs it). `REPROAUDIT_SHARED_FIXTURES=/nonexistent pytest`
 plays a user's clone on the project's machines; the summary counts skips by reason.
 """
 
@@ -18,6 +19,17 @@ import pytest
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parents[1]
+BWRAP_REASON = "bubblewrap (bwrap) cannot run here: apt-get install bubblewrap"
+
+
+def _bwrap_available() -> bool:
+    from reproaudit.reproduce.sandbox import bwrap_available
+
+    return bwrap_available()
+
+
+# Tests that re-run contributor code in the default sandbox (bwrap for CPU logbooks).
+needs_bwrap = pytest.mark.skipif(not _bwrap_available(), reason=BWRAP_REASON)
 SHARED_FIXTURES = Path(
     os.environ.get("REPROAUDIT_SHARED_FIXTURES") or ROOT.parent / "shared" / "fixtures"
 )
@@ -45,6 +57,8 @@ def skip_kind(reason: str) -> str:
         return "real examples in ../shared/fixtures absent"
     if "Chromium" in reason or "chromium" in reason or "browser" in reason:
         return "no Chromium"
+    if reason.endswith(BWRAP_REASON) or "bubblewrap" in reason:
+        return "no bubblewrap"
     return "other"
 
 

@@ -13,6 +13,7 @@ from reproaudit.check import check_logbook
 from reproaudit.ci.report import render_markdown
 from reproaudit.cli import cli
 from reproaudit.report_text import render_terminal
+from tests.conftest import needs_bwrap
 
 ROOT = Path(__file__).resolve().parents[1]
 ERIN = "logbooks/Zm7Lw_3HqE/erin-asd-1.yaml"
@@ -29,6 +30,7 @@ def run(repo: Path, *args: str):
     return CliRunner().invoke(cli, ["check", *args, "--repo", str(repo)])
 
 
+@needs_bwrap
 def test_check_reruns_a_cpu_logbook_and_prints_a_terminal_report(tmp_path: Path) -> None:
     repo = repo_copy(tmp_path)
     result = run(repo, ERIN)
@@ -43,6 +45,7 @@ def test_check_reruns_a_cpu_logbook_and_prints_a_terminal_report(tmp_path: Path)
     assert not (repo / "verdicts").exists()  # nothing written into the contribution
 
 
+@needs_bwrap
 def test_markdown_format_is_the_pr_comment(tmp_path: Path) -> None:
     repo = repo_copy(tmp_path)
     result = run(repo, ERIN, "--format", "markdown")
@@ -93,6 +96,7 @@ def crash(repo: Path, script: str) -> None:
     code.write_text(script)
 
 
+@needs_bwrap
 def test_a_crashing_script_fails_the_check_and_shows_its_traceback(tmp_path: Path) -> None:
     repo = repo_copy(tmp_path)
     crash(repo, "import sys\nprint('starting')\nraise RuntimeError('diverged at step 12')\n")
@@ -108,6 +112,7 @@ def test_a_crashing_script_fails_the_check_and_shows_its_traceback(tmp_path: Pat
     assert "RuntimeError: diverged at step 12" in md
 
 
+@needs_bwrap
 def test_a_timed_out_rerun_fails_the_check(tmp_path: Path) -> None:
     repo = repo_copy(tmp_path)
     book = repo / ERIN
@@ -119,6 +124,7 @@ def test_a_timed_out_rerun_fails_the_check(tmp_path: Path) -> None:
     assert "thinking" in result.output
 
 
+@needs_bwrap
 def test_a_pointer_typo_gets_a_did_you_mean_from_the_rerun_outputs(tmp_path: Path) -> None:
     repo = repo_copy(tmp_path)
     book = repo / ERIN
@@ -166,6 +172,7 @@ def test_a_path_that_is_not_a_logbook_of_a_paper_is_a_one_line_error(
     assert len(result.output.strip().splitlines()) <= 2
 
 
+@needs_bwrap
 def test_colour_only_when_asked_and_untrusted_escapes_are_dropped(tmp_path: Path) -> None:
     repo = repo_copy(tmp_path)
     crash(repo, "print('\\x1b[2J\\x1b[31mowned')\nraise SystemExit(3)\n")

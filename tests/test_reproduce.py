@@ -34,6 +34,7 @@ from reproaudit.judge.run import judge_repo
 from reproaudit.reproduce import RUNNER, describe_record, reproduce_logbook
 from reproaudit.reproduce.hfjobs import MARK, final_status, read_job_log
 from reproaudit.reproduce.record import LOG_KEEP_BYTES, LogTail
+from tests.conftest import needs_bwrap
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = "Tq7mV2pLx0"
@@ -94,6 +95,7 @@ def outputs_of(out: Path, logbook: str) -> Any:
 # --- local backend -----------------------------------------------------------
 
 
+@needs_bwrap
 def test_passing_run_writes_the_record_and_the_judge_uses_it(mini_repo: Path, tmp_path: Path):
     out = tmp_path / "reruns"
     rel = f"logbooks/{PAPER}/ann-1.yaml"
@@ -142,6 +144,7 @@ def test_passing_run_writes_the_record_and_the_judge_uses_it(mini_repo: Path, tm
     assert "not_rerun" not in c1["flags"]
 
 
+@needs_bwrap
 def test_failing_command_keeps_its_exit_code(mini_repo: Path, tmp_path: Path):
     out = tmp_path / "reruns"
     # a stale outputs.json from an earlier run must not survive a failed one
@@ -163,6 +166,7 @@ def test_failing_command_keeps_its_exit_code(mini_repo: Path, tmp_path: Path):
     assert stale.is_file()  # the repository itself is left alone
 
 
+@needs_bwrap
 def test_missing_program_is_a_failed_run(mini_repo: Path, tmp_path: Path):
     rel = add_logbook(mini_repo, "nope-1", "no-such-program-xyz --flag", {})
     record = reproduce_logbook(mini_repo, rel, out=tmp_path / "out")
@@ -170,6 +174,7 @@ def test_missing_program_is_a_failed_run(mini_repo: Path, tmp_path: Path):
     assert "could not start 'no-such-program-xyz'" in record.log_tail
 
 
+@needs_bwrap
 def test_timeout_kills_the_whole_process_group_quickly(mini_repo: Path, tmp_path: Path):
     stubborn = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)"
     script = (
@@ -190,6 +195,7 @@ def test_timeout_kills_the_whole_process_group_quickly(mini_repo: Path, tmp_path
     assert not _alive_with(stubborn), "the command's child process survived the timeout"
 
 
+@needs_bwrap
 def test_background_children_do_not_outlive_a_finished_run(mini_repo: Path, tmp_path: Path):
     script = (
         "import subprocess, sys\n"
@@ -235,6 +241,7 @@ def _alive(pid: int, tries: int = 50) -> bool:
     return True
 
 
+@needs_bwrap
 def test_output_flood_is_capped(mini_repo: Path, tmp_path: Path):
     script = (
         "import sys\n"
@@ -263,6 +270,7 @@ def test_log_tail_keeps_only_the_end_of_a_stream():
     assert (tail.data(), tail.total, tail.truncated) == (b"gh" + b"ijklmnop", 46, True)
 
 
+@needs_bwrap
 def test_shell_metacharacters_are_plain_arguments(mini_repo: Path, tmp_path: Path):
     pwned = tmp_path / "pwned"
     script = (
@@ -281,6 +289,7 @@ def test_shell_metacharacters_are_plain_arguments(mini_repo: Path, tmp_path: Pat
     assert not pwned.exists()
 
 
+@needs_bwrap
 def test_environment_is_scrubbed(mini_repo: Path, tmp_path: Path, monkeypatch):
     for name in ("HF_TOKEN", "GITHUB_TOKEN", "REPROAUDIT_JUDGE_API_KEY", "AWS_SECRET_ACCESS_KEY"):
         monkeypatch.setenv(name, "s3cr3t-" + name)
@@ -304,6 +313,7 @@ def test_environment_is_scrubbed(mini_repo: Path, tmp_path: Path, monkeypatch):
     assert not cwd.exists(), "the temporary folder is removed after the run"
 
 
+@needs_bwrap
 def test_outputs_link_leading_outside_is_refused(mini_repo: Path, tmp_path: Path):
     secret = tmp_path / "elsewhere.json"
     secret.write_text('{"C1": {"accuracy": 1.0}}')
@@ -321,6 +331,7 @@ def test_outputs_link_leading_outside_is_refused(mini_repo: Path, tmp_path: Path
     )
 
 
+@needs_bwrap
 def test_outputs_that_are_not_json_are_not_recorded(mini_repo: Path, tmp_path: Path):
     script = "import os\nos.makedirs('results')\nopen('results/metrics.json', 'w').write('{nope')\n"
     rel = add_logbook(mini_repo, "bad-json-1", "python w.py", {"w.py": script})
@@ -347,6 +358,7 @@ def test_code_path_must_stay_in_the_logbook_folder(mini_repo: Path, tmp_path: Pa
     )
 
 
+@needs_bwrap
 def test_links_out_of_the_code_folder_are_refused(mini_repo: Path, tmp_path: Path):
     rel = add_logbook(mini_repo, "sneaky-1", "python run.py", {"run.py": "print(1)\n"})
     (mini_repo / "logbooks" / PAPER / "sneaky-1" / "ssh").symlink_to(tmp_path)
@@ -406,6 +418,7 @@ EVAL_SCRIPT = (
 )
 
 
+@needs_bwrap
 def test_repo_and_commit_are_fetched_at_exactly_that_commit(mini_repo: Path, tmp_path: Path):
     src = tmp_path / "contributor-repo"
     src.mkdir()
@@ -430,6 +443,7 @@ def test_repo_and_commit_are_fetched_at_exactly_that_commit(mini_repo: Path, tmp
     assert outputs_of(out, "git-1") == {"C1": {"accuracy": 0.95}, "fetch_head": False}
 
 
+@needs_bwrap
 def test_unknown_commit_is_a_failed_run(mini_repo: Path, tmp_path: Path):
     src = tmp_path / "contributor-repo"
     src.mkdir()
@@ -442,6 +456,7 @@ def test_unknown_commit_is_a_failed_run(mini_repo: Path, tmp_path: Path):
     assert f"[reproaudit] could not fetch {'0' * 40} from {src}: " in record.log_tail
 
 
+@needs_bwrap
 def test_the_six_cpu_examples_rerun_and_every_pointer_resolves(tmp_path: Path):
     repo = tmp_path / "audit"
     for top in ("claims", "logbooks"):

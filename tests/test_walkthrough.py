@@ -16,6 +16,7 @@ import yaml
 from click.testing import CliRunner
 
 from reproaudit.cli import cli
+from tests.conftest import needs_bwrap
 from tests.gitutil import git
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,6 +75,7 @@ def field_paths(node: object, prefix: str = "") -> set[str]:
     return out
 
 
+@needs_bwrap
 def test_a_new_contributor_follows_the_docs_and_nothing_is_written_behind_their_back(
     tmp_path: Path,
 ) -> None:
