@@ -330,3 +330,23 @@ def test_no_capabilities_so_no_unbounded_tmpfs_and_no_remount(mini_repo, tmp_pat
     assert "CapEff:\\t0000000000000000" in record.log_tail, record.log_tail
     assert "-t exit 0" not in record.log_tail and "-o exit 0" not in record.log_tail
     assert "-t exit" in record.log_tail and "-o exit" in record.log_tail
+
+
+def test_an_interpreter_installed_under_tmp_still_runs_the_sandbox(mini_repo, tmp_path):
+    """A CI checkout under /tmp has its venv there: the private /tmp must not hide it."""
+    import site
+
+    venv = tmp_path / "venv"  # tmp_path is under /tmp
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    scripts = Path(__file__).resolve().parents[2] / "scripts"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(scripts), *site.getsitepackages()])}
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "reproaudit", "reproduce",
+         f"logbooks/{PAPER}/ann-1.yaml", "--repo", str(mini_repo), "--out", str(out),
+         "--sandbox", "bwrap"],
+        capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    record = run_json(out, "ann-1")
+    assert record["status"] == "passed", (done.stderr, record["log_tail"])
+    assert record["sandbox"] == "bwrap"

@@ -93,10 +93,12 @@ def bwrap_argv(launch: Launch, limits: Limits, *, bwrap: str = "bwrap") -> list[
     etc = ETC_FILES + (NET_ETC_FILES if launch.network else ())
     for name in etc:
         argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    for root in python_roots():
-        argv += ["--ro-bind-try", root, root]
     argv += ["--proc", "/proc", "--dev", "/dev"]
     argv += ["--size", str(limits.writable_bytes), "--tmpfs", "/tmp"]
+    # after the private /tmp, so an interpreter installed under /tmp (a CI checkout's
+    # venv) is bound over it rather than hidden by it
+    for root in python_roots():
+        argv += ["--ro-bind-try", root, root]
     argv += ["--ro-bind", str(launch.src), "/src"]
     if launch.deps is not None:
         argv += ["--ro-bind", str(launch.deps), "/deps"]
