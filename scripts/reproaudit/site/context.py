@@ -330,7 +330,7 @@ def logbook_context(data: SiteData, key: Key) -> dict[str, Any]:
         code_url = _github_file(data, f"logbooks/{key[0]}/{folder}", tree=True)
     elif code is not None and code.repo and code.commit and "github.com" in code.repo:
         code_url = f"{code.repo.rstrip('/')}/tree/{code.commit}"
-    run = rerun.run if rerun else {}
+    run = rerun.run if rerun else None
     return {
         "paper": paper.paper,
         "paper_url": paper_url(key[0]),
@@ -344,9 +344,9 @@ def logbook_context(data: SiteData, key: Key) -> dict[str, Any]:
         "person_url": person_url(book.logbook.contributor.github),
         "rerun_files": [(name, rerun_path(key, name)) for name in rerun.files] if rerun else [],
         "run": {
-            "sandbox": run.get("sandbox"),
-            "environment": run.get("environment"),
-            "log_tail": run.get("log_tail") if isinstance(run.get("log_tail"), str) else None,
+            "sandbox": run.sandbox if run else None,
+            "environment": run.environment.model_dump(mode="json") if run else None,
+            "log_tail": run.log_tail if run else None,
         },
         "links": {
             "logbook": _github_file(data, f"logbooks/{key[0]}/{key[1]}.yaml"),
