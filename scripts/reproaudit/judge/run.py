@@ -10,6 +10,8 @@ nothing. ``write_verdicts`` writes them atomically to
 ``verdicts/<paper>/<logbook>.yaml``; ``judge_repo`` chains the three under a lock
 that keeps two judges off one repository. LLM judging runs logbooks concurrently
 in daemon workers; a ``Halt`` (deadline, Ctrl-C) stops queued work at once.
+Over 400 lines because the worker pool and the lock are part of the run's
+contract (what an interrupted run leaves behind) and are tested with it.
 """
 
 from __future__ import annotations
