@@ -23,6 +23,7 @@ from ..errors import ArtifactError, ReproauditError
 from ..judge.run import judge_in_memory
 from ..models import FLAGS, VERDICTS, VerdictFile
 from ..problems import Problem
+from ..repo import Corpus
 from ..validate import git_changed, validate_repo
 from . import sticky
 from .changes import BlobReader, Change, ensure_commits, tree_changes
@@ -124,8 +125,9 @@ def validate_pr(
         }
     )
     if report.ok:
+        corpus = Corpus(repo)  # one read of each file for all the PR's logbooks
         for paper_id, logbook_id in books:
-            verdict, _ = judge_in_memory(repo, paper_id, logbook_id)  # writes nothing
+            verdict, _ = judge_in_memory(repo, paper_id, logbook_id, corpus=corpus)  # no writes
             if verdict is not None:
                 verdicts.append(artifact_verdict(verdict))
     artifact = {

@@ -367,14 +367,20 @@ def judge_repo(
 
 
 def judge_in_memory(
-    root: Path, paper: str, logbook: str, *, reruns: Path | None = None
+    root: Path,
+    paper: str,
+    logbook: str,
+    *,
+    reruns: Path | None = None,
+    corpus: Corpus | None = None,
 ) -> tuple[VerdictFile | None, list[Problem]]:
     """The rules verdict of one logbook without writing anything.
 
     The verdict file on disk when its inputs did not change, else a fresh one;
     for ``check`` and pull-request validation, which must leave ``verdicts/`` alone.
+    Pass the caller's ``corpus`` so files it already read are not read again.
     """
-    corpus = Corpus(root)
+    corpus = corpus or Corpus(root)
     summary = JudgeSummary()
     docs = list(
         judge_corpus(corpus, RulesJudge(), summary, reruns=reruns, paper=paper, logbook=logbook)
