@@ -32,15 +32,16 @@ _PULL = re.compile(r"^https://github\.com/[^/]+/[^/]+/pull/\d+")
 
 
 @dataclass
-class Rerun:
-    """A stored re-run record (``reruns/<paper>/<logbook>/``): untrusted, shown as data."""
+class StoredRerun:
+    """A stored re-run record (``reruns/<paper>/<logbook>/``) as the site publishes it: the
+    files' bytes and ``run.json`` as its one model (``RunRecord``); untrusted, shown as data."""
 
     run: RunRecord | None  # run.json as its one model; None when it does not validate
     files: dict[str, bytes]  # file name -> bytes, published beside the logbook page
     outputs: Any = None  # parsed outputs.json, for the re-run numbers
 
 
-def load_rerun(corpus: Corpus, folder: Path) -> Rerun | None:
+def load_rerun(corpus: Corpus, folder: Path) -> StoredRerun | None:
     """The record in ``folder`` through ``corpus`` (the judge read the same bytes)."""
     files = {}
     for name in ("run.json", "outputs.json"):
@@ -54,7 +55,7 @@ def load_rerun(corpus: Corpus, folder: Path) -> Rerun | None:
     except ValidationError:
         run = None
     outputs = load_json(files["outputs.json"])[0] if "outputs.json" in files else None
-    return Rerun(run, files, outputs)
+    return StoredRerun(run, files, outputs)
 
 
 def git_head(root: Path) -> str | None:
@@ -102,7 +103,7 @@ class SiteData:
     bucket_of: dict[str, str] = field(default_factory=dict)
     repo_url: str | None = None  # the audit repository on GitHub (mkdocs.yml `repo_url`)
     commit: str | None = None  # the commit the site is built from, for links to files
-    reruns: dict[Key, Rerun] = field(default_factory=dict)  # stored re-run records
+    reruns: dict[Key, StoredRerun] = field(default_factory=dict)  # stored re-run records
     pull_requests: dict[Key, str] = field(default_factory=dict)  # logbook -> its PR URL
     memo: dict[str, Any] = field(default_factory=dict)  # contexts several pages share
     # per-paper indexes, built once: pages would otherwise scan the whole corpus each
