@@ -172,7 +172,7 @@ def check_logbook(
                     outputs = json.loads(outputs_file.read_bytes())
                     problems += pointer_problems(corpus, rel, book, outputs)
             verdict, judge_problems = judge_in_memory(
-                repo, paper_id, logbook_id, reruns=reruns if record else None
+                repo, paper_id, logbook_id, reruns=reruns if record else None, corpus=corpus
             )
             problems += judge_problems
             if verdict is not None:

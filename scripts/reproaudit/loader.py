@@ -136,6 +136,11 @@ def field_path(loc: tuple[Any, ...]) -> str:
 
 def read_text(path: Path, rel: str, limit: int = MAX_DATA_BYTES) -> str:
     """Read a data file, refusing oversized or non-UTF-8 files before parsing them."""
+    return decode_text(read_bytes(path, rel, limit), rel, limit)
+
+
+def read_bytes(path: Path, rel: str, limit: int = MAX_DATA_BYTES) -> bytes:
+    """A data file's bytes, refusing an oversized file before reading it."""
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -143,19 +148,27 @@ def read_text(path: Path, rel: str, limit: int = MAX_DATA_BYTES) -> str:
             Problem(P.YAML_SYNTAX, rel, None, None, f"cannot read file: {exc.strerror}")
         ) from None
     if size > limit:
-        raise InputError(
-            Problem(
-                P.FILE_TOO_LARGE,
-                rel,
-                None,
-                None,
-                f"file is {P.human_size(size)}, over the {P.human_size(limit)} limit "
-                "for data files",
-                "keep data files small; put large outputs in a linked dataset or the re-run "
-                "outputs",
-            )
+        raise _too_large(rel, size, limit)
+    return path.read_bytes()
+
+
+def _too_large(rel: str, size: int, limit: int) -> InputError:
+    return InputError(
+        Problem(
+            P.FILE_TOO_LARGE,
+            rel,
+            None,
+            None,
+            f"file is {P.human_size(size)}, over the {P.human_size(limit)} limit for data files",
+            "keep data files small; put large outputs in a linked dataset or the re-run outputs",
         )
-    raw = path.read_bytes()
+    )
+
+
+def decode_text(raw: bytes, rel: str, limit: int = MAX_DATA_BYTES) -> str:
+    """Bytes already read (by ``Corpus``) to text, with the same refusals as ``read_text``."""
+    if len(raw) > limit:
+        raise _too_large(rel, len(raw), limit)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -374,7 +387,12 @@ PATTERN_WORDS = {
 
 def load_document(path: Path, rel: str) -> Document:
     """Read and parse one data file, which must hold a mapping."""
-    doc = parse_yaml(read_text(path, rel), rel)
+    return parse_document(read_text(path, rel), rel)
+
+
+def parse_document(text: str, rel: str) -> Document:
+    """Parse one data file's text, which must hold a mapping."""
+    doc = parse_yaml(text, rel)
     if not isinstance(doc.data, dict):
         what = (
             "a list" if isinstance(doc.data, list) else f"a single {type(doc.data).__name__} value"

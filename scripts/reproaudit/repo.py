@@ -1,19 +1,25 @@
 """One loader for a whole audit repository: claims/, logbooks/, verdicts/.
 
 ``Corpus`` scans the layout once and loads files on demand, caching each
-model, so a pull-request check that touches one logbook reads that logbook
-and its paper, not 20,000 files, while a full run reads
-everything exactly once. Files that fail to load are remembered with their
-problems; callers decide whether to report them.
+file's bytes, hash and model (``Loaded``), and the bytes of the files beside
+them that a verdict depends on (write-ups, re-run records: ``Blob``). Every
+consumer (validate, the judge's input hash, the site, export) asks the corpus,
+so each file is read once per run. Loading is lazy: a pull-request check that
+touches one logbook reads that logbook and its paper, not 20,000 files. Files
+that fail to load are remembered with their problems; callers decide whether to
+report them.
 """
 
 from __future__ import annotations
 
 import gc
+import hashlib
+import os
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -21,7 +27,7 @@ from pydantic import BaseModel
 
 from . import layout
 from .layout import DataPath
-from .loader import Document, load_document, to_model
+from .loader import Document, decode_text, parse_document, read_bytes, to_model
 from .models import Logbook, PaperFile, ReviewsFile, VerdictFile
 from .problems import Problem, ReproauditError
 
@@ -42,6 +48,45 @@ class Loaded(Generic[M]):
     model: M | None
     problems: list[Problem]
     doc: Document | None = None  # kept only when asked for (line numbers)
+    raw: bytes | None = None  # the file's bytes; None when unreadable or judged in memory
+
+    @cached_property
+    def sha256(self) -> str | None:
+        return hashlib.sha256(self.raw).hexdigest() if self.raw is not None else None
+
+
+@dataclass
+class Blob:
+    """A file beside the data files (write-up, re-run record), read once.
+
+    ``raw`` holds at most the limit it was read with plus one byte, so a caller
+    sees an oversized file as ``not complete`` without reading all of it.
+    """
+
+    raw: bytes
+    size: int
+    complete: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.complete = len(self.raw) == self.size
+
+    @cached_property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.raw).hexdigest()
+
+    def text(self) -> str:
+        return self.raw.decode("utf-8", errors="replace")
+
+
+def read_blob(path: Path, limit: int | None = None) -> Blob | None:
+    """The file at ``path`` (its first ``limit + 1`` bytes at most), or None when absent."""
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            raw = handle.read() if limit is None else handle.read(limit + 1)
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+    return Blob(raw, max(size, len(raw)))
 
 
 class Corpus:
@@ -59,6 +104,7 @@ class Corpus:
             elif f.kind == "logbook":
                 self.logbook_keys[f.key[0]].append(f.stem)
         self._cache: dict[str, Loaded] = {}
+        self._blobs: dict[Path, Blob | None] = {}
 
     def restrict(self, papers: set[str]) -> Corpus:
         """Only the files of these papers (for one-paper previews); loads nothing."""
@@ -92,14 +138,43 @@ class Corpus:
         cached = self._cache.get(path.rel)
         if cached is not None and (cached.doc is not None or not keep_doc or cached.model is None):
             return cached
+        raw = cached.raw if cached is not None else None
         try:
-            doc = load_document(self.root / path.rel, path.rel)
+            if raw is None:
+                raw = read_bytes(self.root / path.rel, path.rel)
+            doc = parse_document(decode_text(raw, path.rel), path.rel)
             model = to_model(doc, MODEL_OF[path.kind])
-            loaded = Loaded(path, model, [], doc if keep_doc else None)
+            loaded = Loaded(path, model, [], doc if keep_doc else None, raw)
         except ReproauditError as exc:
-            loaded = Loaded(path, None, exc.problems)
+            loaded = Loaded(path, None, exc.problems, None, raw)
         self._cache[path.rel] = loaded
         return loaded
+
+    def blob(self, path: Path, limit: int | None = None) -> Blob | None:
+        """A non-data file (write-up, re-run record), read once and cached by path."""
+        path = Path(path)
+        cached = self._blobs.get(path, False)
+        if cached is not False and (
+            cached is None or cached.complete or (limit is not None and len(cached.raw) > limit)
+        ):
+            return cached
+        blob = read_blob(path, limit)
+        self._blobs[path] = blob
+        return blob
+
+    def writeup(self, paper_id: str, logbook_id: str) -> Blob | None:
+        """A logbook's Markdown write-up, or None when it has none."""
+        return self.blob(self.root / layout.writeup_rel(paper_id, logbook_id))
+
+    def sha256(self, rel: str) -> str | None:
+        """SHA-256 of a repository file's bytes (None when absent), from the one read."""
+        path = self.by_rel.get(rel)
+        if path is not None:
+            loaded = self.load(path)
+            if loaded.raw is not None:
+                return loaded.sha256
+        blob = self.blob(self.root / rel)
+        return blob.sha256 if blob is not None else None
 
     def paper(self, paper_id: str) -> PaperFile | None:
         """The paper with this id, or None when it is missing, ambiguous or invalid."""

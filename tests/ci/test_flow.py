@@ -8,6 +8,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from reproaudit.ci import sticky
 from reproaudit.ci.flow import dispatch_run, fetch_pr_logbooks
 from reproaudit.cli import cli
 from tests.ci import payloads
@@ -85,7 +86,8 @@ def test_judge_pr_judges_the_fetched_logbook_and_posts_one_comment(
     assert "| C1 | falsified | growth_detected, not_rerun |" in first.output
     assert CliRunner(env=env).invoke(cli, args).exit_code == 0
     comments = github_api.comments[PR]
-    assert len(comments) == 1 and comments[0]["body"].startswith("<!-- reproaudit:llm mode=rules")
+    assert len(comments) == 1 and comments[0]["body"].startswith("<!-- reproaudit:sticky ")
+    assert sticky.parse(comments[0]["body"]).status("llm") == {"mode": "rules"}
 
 
 def test_an_approved_reproduce_dispatches_the_workflow(github_api, client) -> None:

@@ -21,10 +21,9 @@ from ..judge.run import judge_repo
 from ..problems import Problem
 from ..repo import Corpus
 from ..validate import MAX_CHANGE_BYTES
+from . import sticky
 from .github import GitHub
 from .text import code, plain
-
-LLM_MARKER = "<!-- reproaudit:llm"
 
 
 def verify_head(github: GitHub, repo: str, pr: int, sha: str) -> str:
@@ -136,11 +135,9 @@ def judge_pr(
 ) -> str:
     """Judge the PR's logbooks with ``judge`` and render the verdicts as a Markdown comment."""
     mode = judge.mode
-    lines = [f"{LLM_MARKER} mode={mode} -->", f"## reproaudit verdicts ({mode} judge)", ""]
+    lines = [f"## reproaudit verdicts ({mode} judge)", ""]
     for paper_id, logbook_id in books:
-        summary = judge_repo(
-            repo_dir, judge, reruns=reruns, paper=paper_id, logbook=logbook_id
-        )
+        summary = judge_repo(repo_dir, judge, reruns=reruns, paper=paper_id, logbook=logbook_id)
         if summary.problems:
             lines.append(
                 f"- {code(paper_id + '/' + logbook_id)}: not judged, "
@@ -166,16 +163,9 @@ def judge_pr(
     return "\n".join(lines) + "\n"
 
 
-def post_sticky(github: GitHub, repo: str, pr: int, body: str) -> bool:
-    """Post ``body``, or edit the bot's earlier comment that starts with the same marker."""
-    marker = body.split("-->", 1)[0]
-    for comment in github.issue_comments(repo, pr):
-        user = comment.get("user") or {}
-        if user.get("type") == "Bot" and str(comment.get("body", "")).startswith(marker):
-            github.edit_comment(repo, int(comment["id"]), body)
-            return True
-    github.comment(repo, pr, body)
-    return False
+def post_verdicts(github: GitHub, repo: str, pr: int, body: str, mode: str) -> bool:
+    """Set the verdicts section of the PR's one bot comment; True when it was edited."""
+    return sticky.update(github, repo, pr, "llm", body, {"mode": mode})[1]
 
 
 def dispatch_run(github: GitHub, repo: str, ref: str, outcome: dict[str, Any], pr: int) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .flow import fetch_pr_logbooks, judge_pr, post_sticky, pr_logbooks, verify_head
+from .flow import fetch_pr_logbooks, judge_pr, post_verdicts, pr_logbooks, verify_head
 from .github import GitHub
 
 
@@ -28,5 +28,5 @@ def judge_pull_request(
     books = pr_logbooks(fetch_pr_logbooks(github, repo_name, pr, sha, repo))
     body = judge_pr(repo, books, judge, reruns=reruns)
     if post:
-        post_sticky(github, repo_name, pr, body)
+        post_verdicts(github, repo_name, pr, body, judge.mode)
     return body

@@ -23,7 +23,9 @@ from ..errors import ArtifactError, ReproauditError
 from ..judge.run import judge_in_memory
 from ..models import FLAGS, VERDICTS, VerdictFile
 from ..problems import Problem
+from ..repo import Corpus
 from ..validate import git_changed, validate_repo
+from . import sticky
 from .changes import BlobReader, Change, ensure_commits, tree_changes
 from .ownership import Author, Ruling, author_from_api, contributor_of, rule_pr
 from .text import code, plain
@@ -123,8 +125,9 @@ def validate_pr(
         }
     )
     if report.ok:
+        corpus = Corpus(repo)  # one read of each file for all the PR's logbooks
         for paper_id, logbook_id in books:
-            verdict, _ = judge_in_memory(repo, paper_id, logbook_id)  # writes nothing
+            verdict, _ = judge_in_memory(repo, paper_id, logbook_id, corpus=corpus)  # no writes
             if verdict is not None:
                 verdicts.append(artifact_verdict(verdict))
     artifact = {
@@ -415,15 +418,6 @@ def rerun_line(rerun: LocalRerun) -> str:
     return line
 
 
-def find_sticky(comments: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The bot's earlier report comment, found by its hidden marker."""
-    for comment in comments:
-        user = comment.get("user") or {}
-        if user.get("type") == "Bot" and str(comment.get("body", "")).startswith(MARKER):
-            return comment
-    return None
-
-
 def verdict_counts(artifact: Artifact) -> dict[str, int]:
     counts = dict.fromkeys(VERDICTS, 0)
     for verdict in artifact.verdicts:
@@ -475,15 +469,13 @@ def publish_report(
             "problems": [p for p in artifact.problems if p.code not in RULE_CODES],
         }
     )
-    body = render_comment(
+    report = build_report(
         artifact, outside=ruling.outside, extra=ruling.problems, notes=ruling.notes
     )
-    existing = find_sticky(github.issue_comments(repo, artifact.pr))
-    if existing is not None:
-        github.edit_comment(repo, int(existing["id"]), body)
-    else:
-        github.comment(repo, artifact.pr, body)
-    ok = "status=ok" in body.splitlines()[0]
+    body = render_markdown(report)
+    ok = report.ok
+    status = {"ok": ok, "status": report.status, "sha": report.head_sha}
+    _, updated = sticky.update(github, repo, artifact.pr, "report", body, status)
     counts = verdict_counts(artifact)
     title = "valid" if ok else "problems to fix"
     title += " — " + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
@@ -495,7 +487,7 @@ def publish_report(
         title.rstrip(" —"),
         body,
     )
-    return {"ok": ok, "updated": existing is not None, "comment": body}
+    return {"ok": ok, "updated": updated, "comment": body}
 
 
 # --- who may change what (the ownership rule, from trusted facts) -------------------------

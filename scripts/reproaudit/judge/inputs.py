@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from .. import layout
 from ..models import RerunInfo, RunRecord
 from .rules import Rerun
+
+if TYPE_CHECKING:
+    from ..repo import Blob, Corpus
 
 MAX_OUTPUTS_BYTES = 16 * 1024 * 1024
 MAX_RUN_BYTES = 1024 * 1024
@@ -35,6 +39,20 @@ class RerunRecord:
     info: RerunInfo
     outputs_bytes: bytes | None
     run_bytes: bytes
+    run: RunRecord | None = None  # run.json as its model; None when it did not validate
+
+
+def rerun_info(run: RunRecord, run_sha256: str | None, outputs_sha256: str | None) -> RerunInfo:
+    """The verdict's ``rerun:`` block, derived from the run record (the one place)."""
+    return RerunInfo(
+        status=run.status,
+        backend=run.backend,
+        url=run.url,
+        duration_s=float(run.duration_s),
+        exit_code=run.exit_code,
+        outputs_sha256=outputs_sha256,
+        run_sha256=run_sha256,
+    )
 
 
 def sha256_bytes(data: bytes | None) -> str | None:
@@ -67,7 +85,11 @@ def check_json_shape(raw: bytes) -> str | None:
 
 
 def read_rerun(
-    reruns: Path | None, paper: str, logbook: str, logbook_sha256: str | None = None
+    reruns: Path | None,
+    paper: str,
+    logbook: str,
+    logbook_sha256: str | None = None,
+    read: Callable[[Path, int], Blob | None] | None = None,
 ) -> RerunRecord | None:
     """The re-run record of one logbook, or None when it was never re-run.
 
@@ -76,24 +98,26 @@ def read_rerun(
     say which), or whose ``outputs.json`` is not the one it hashed, is stale:
     returned with ``Rerun.stale`` saying why, and the rules ignore it. A record
     that cannot be read counts as a failed re-run that verifies nothing. Huge or
-    deeply nested files are refused with a reason, never a traceback.
+    deeply nested files are refused with a reason, never a traceback. ``read`` is
+    ``Corpus.blob`` in a judge run, so each file is read once.
     """
     if reruns is None:
         return None
+    if read is None:
+        from ..repo import read_blob as read
     folder = Path(reruns) / paper / logbook
-    run_path = folder / "run.json"
-    if not run_path.is_file():
+    run_blob = read(folder / "run.json", MAX_RUN_BYTES)
+    if run_blob is None:
         return None
-    with open(run_path, "rb") as handle:
-        run_bytes = handle.read(MAX_RUN_BYTES + 1)
-    outputs_path = folder / "outputs.json"
+    run_bytes = run_blob.raw
+    outputs_blob = read(folder / "outputs.json", MAX_OUTPUTS_BYTES)
     outputs_bytes = None
     outputs_why = None
-    if outputs_path.is_file():
-        if outputs_path.stat().st_size > MAX_OUTPUTS_BYTES:
+    if outputs_blob is not None:
+        if not outputs_blob.complete:
             outputs_why = f"outputs.json is over the {MAX_OUTPUTS_BYTES >> 20} MiB limit"
         else:
-            outputs_bytes = outputs_path.read_bytes()
+            outputs_bytes = outputs_blob.raw
     run_sha = sha256_bytes(run_bytes)
 
     def failed(why: str) -> RerunRecord:
@@ -132,22 +156,14 @@ def read_rerun(
     outputs: Any = None
     if outputs_bytes is not None and stale is None:
         outputs, _ = load_json(outputs_bytes)  # unreadable: every pointer is missing_outputs
-    info = RerunInfo(
-        status=run.status,
-        backend=run.backend,
-        url=run.url,
-        duration_s=float(run.duration_s),
-        exit_code=run.exit_code,
-        outputs_sha256=None if stale else sha256_bytes(outputs_bytes),
-        run_sha256=run_sha,
-    )
+    info = rerun_info(run, run_sha, None if stale else sha256_bytes(outputs_bytes))
     tail = run.log_tail[-LOG_TAIL_CHARS:]
     rerun = Rerun(run.status, outputs, run.exit_code, tail, stale)
-    return RerunRecord(rerun, info, None if stale else outputs_bytes, run_bytes)
+    return RerunRecord(rerun, info, None if stale else outputs_bytes, run_bytes, run)
 
 
 def input_hash(
-    root: Path,
+    corpus: Corpus,
     paper_rel: str,
     paper_id: str,
     logbook_id: str,
@@ -156,20 +172,16 @@ def input_hash(
 ) -> str:
     """SHA-256 over everything that can change this logbook's verdict.
 
-    The re-run enters through the hashes a verdict records (``outputs_sha256``,
+    The files' hashes come from the corpus, which read each file once. The re-run
+    enters through the hashes a verdict records (``outputs_sha256``,
     ``run_sha256``), so a verdict can be checked for staleness later without the
     re-run files at hand.
     """
-
-    def file_hash(rel: str) -> str | None:
-        path = root / rel
-        return sha256_bytes(path.read_bytes()) if path.is_file() else None
-
     parts = {
         "config": config,
-        "paper": file_hash(paper_rel),
-        "logbook": file_hash(layout.logbook_rel(paper_id, logbook_id)),
-        "writeup": file_hash(layout.writeup_rel(paper_id, logbook_id)),
+        "paper": corpus.sha256(paper_rel),
+        "logbook": corpus.sha256(layout.logbook_rel(paper_id, logbook_id)),
+        "writeup": corpus.sha256(layout.writeup_rel(paper_id, logbook_id)),
         "outputs": rerun.outputs_sha256 if rerun else None,
         "run": rerun.run_sha256 if rerun else None,
     }

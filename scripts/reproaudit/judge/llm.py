@@ -40,12 +40,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .. import layout
 from ..errors import UsageError
 from ..models import VERDICTS, Claim, ClaimVerdict, Usage, VerdictValue, Votes
+from .cases import RulesJudge, claim_facts, judge_config, rules_proposals
 from .endpoint import Answer, Endpoint
 from .finalize import ClaimFacts, finalize
 from .halt import Halt
 from .injection import detect_intent
-from .run import Case, CaseResult, RulesJudge, claim_facts, judge_config, rules_proposals
 from .settings import resolve_mode
+from .types import Case, CaseResult
 
 PROMPT_VERSION = 2
 SCREEN_PROMPT_VERSION = 1

@@ -1,12 +1,17 @@
-"""``reproaudit judge``: judge logbooks and write their verdict files.
+"""``reproaudit judge``: read the cases, judge them, then write the verdict files.
 
-For each logbook: hash the inputs; when the verdict on disk already has that
-hash and is current (no ``llm_failed``, a quorum of samples answered), do
-nothing (no request is sent). Otherwise the judge object (``RulesJudge``, or
-``LlmJudge`` from ``llm.py``) judges every claim of the paper, and
-``verdicts/<paper>/<logbook>.yaml`` is written atomically. LLM judging runs
-logbooks concurrently in daemon workers; a ``Halt`` (deadline, Ctrl-C) stops
-queued work at once, and a lock keeps two judges off one repository.
+Three steps, each its own function. ``iter_cases`` reads the corpus (each file
+once) into one ``CaseItem`` per logbook: a ``Case`` to judge, its problems, or
+"current" when the verdict on disk already has this input hash and is not an
+outage's (no ``llm_failed``, a quorum of samples answered). ``judge_corpus``
+judges the cases with a ``Judge`` (``RulesJudge``, or ``LlmJudge`` from
+``llm.py``) and yields ``VerdictDoc`` documents as they are done, writing
+nothing. ``write_verdicts`` writes them atomically to
+``verdicts/<paper>/<logbook>.yaml``; ``judge_repo`` chains the three under a lock
+that keeps two judges off one repository. LLM judging runs logbooks concurrently
+in daemon workers; a ``Halt`` (deadline, Ctrl-C) stops queued work at once.
+Over 400 lines because the worker pool and the lock are part of the run's
+contract (what an interrupted run leaves behind) and are tested with it.
 """
 
 from __future__ import annotations
@@ -15,17 +20,16 @@ import contextlib
 import fcntl
 import gc
 import hashlib
-import json
 import os
 import queue
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import yaml
 
@@ -33,13 +37,21 @@ from .. import layout
 from .. import problems as P
 from ..errors import ReproauditError
 from ..fsutil import atomic_write
-from ..models import ClaimVerdict, Logbook, PaperFile, Usage, VerdictFile
+from ..models import ClaimVerdict, Usage, VerdictFile
 from ..problems import Problem
 from ..repo import Corpus, frozen_gc, paused_gc
-from .finalize import ClaimFacts, finalize
+from .cases import (  # noqa: F401 - re-exported: callers import them from here
+    RulesJudge,
+    claim_facts,
+    judge_config,
+    rerun_current,
+    rules_judgements,
+    rules_proposals,
+)
 from .halt import Halt
-from .inputs import RerunRecord, input_hash, read_rerun
-from .rules import RULES_VERSION, judge_claim
+from .inputs import input_hash, read_rerun
+from .rules import RULES_VERSION
+from .types import Case, CaseItem, CaseResult, Judge
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml's emitter is ~5x faster
 
@@ -48,7 +60,7 @@ _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml's emitter is 
 class JudgeSummary:
     """What a judge run did, for the command line and for benchmarks."""
 
-    judged: list[str] = field(default_factory=list)  # verdict paths written
+    judged: list[str] = field(default_factory=list)  # verdict paths judged (and written)
     unchanged: list[str] = field(default_factory=list)  # inputs unchanged: not recomputed
     problems: list[Problem] = field(default_factory=list)  # inputs that could not be judged
     usage: Usage = field(default_factory=Usage)  # requests = HTTP attempts
@@ -57,8 +69,6 @@ class JudgeSummary:
     suspected: list[str] = field(default_factory=list)  # suspected_injection
     skipped: list[str] = field(default_factory=list)  # not judged: the run stopped first
     stopped: str | None = None  # why the run stopped early (deadline, endpoint down)
-    # with write=False: the verdict documents that would have been written, by path
-    documents: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -67,49 +77,17 @@ class JudgeSummary:
 
 
 @dataclass(frozen=True)
-class Case:
-    """One logbook to judge, with everything the judge reads."""
+class VerdictDoc:
+    """One judged verdict file, not yet written: its path and content (key order fixed)."""
 
-    paper_rel: str
-    paper: PaperFile
-    logbook: Logbook
-    record: RerunRecord | None
-    writeup: str | None
-    sha: str
-    logbook_text: str | None = None  # the raw YAML, for the LLM (untrusted)
-    logbook_sha256: str | None = None  # of the logbook's bytes, to bind the re-run record
+    rel: str
+    content: dict[str, Any]
 
+    def model(self) -> VerdictFile:
+        return VerdictFile.model_validate(self.content)
 
-@dataclass(frozen=True)
-class CaseResult:
-    """A judge's output for one logbook."""
-
-    claims: list[ClaimVerdict]
-    usage: Usage | None = None  # None: no endpoint involved
-    samples_answered: int | None = None  # None: the LLM was not asked
-
-
-class Judge(Protocol):
-    """What ``judge_repo`` needs: the mode and configuration it records, and the judging."""
-
-    mode: str
-
-    def config(self) -> dict[str, Any]: ...
-
-    def judge_case(self, case: Case, halt: Halt) -> CaseResult: ...
-
-
-class RulesJudge:
-    """The deterministic judge alone (``--mode rules``)."""
-
-    mode = "rules"
-    down = None
-
-    def config(self) -> dict[str, Any]:
-        return judge_config("rules", None, None, 1)
-
-    def judge_case(self, case: Case, halt: Halt) -> CaseResult:
-        return CaseResult(rules_judgements(case))
+    def text(self) -> str:
+        return dump_verdict(self.content)
 
 
 def now_utc() -> datetime:
@@ -118,16 +96,6 @@ def now_utc() -> datetime:
     if epoch and epoch.isdigit():
         return datetime.fromtimestamp(int(epoch), UTC)
     return datetime.now(UTC).replace(microsecond=0)
-
-
-def judge_config(mode: str, model: str | None, prompt_version: int | None, samples: int) -> dict:
-    return {
-        "mode": mode,
-        "model": model if mode == "llm" else None,
-        "prompt_version": prompt_version if mode == "llm" else None,
-        "samples": samples if mode == "llm" else 1,
-        "rules_version": RULES_VERSION,
-    }
 
 
 def collect_cases(
@@ -141,12 +109,11 @@ def collect_cases(
     """Logbooks whose verdict must be (re)computed, those that are current, and problems."""
     cases, unchanged, problems = [], [], []
     for item in iter_cases(corpus, config, reruns, paper, logbook, only_missing):
-        if isinstance(item, Case):
-            cases.append(item)
-        elif isinstance(item, Problem):
-            problems.append(item)
-        else:
-            unchanged.append(item)
+        if item.case is not None:
+            cases.append(item.case)
+        problems.extend(item.problems)
+        if item.current:
+            unchanged.append(item.rel)
     return cases, unchanged, problems
 
 
@@ -157,26 +124,25 @@ def iter_cases(
     paper: str | None = None,
     logbook: str | None = None,
     only_missing: bool = False,
-) -> Iterator[Case | Problem | str]:
-    """One item per logbook, as soon as it is read: a Case to judge, a Problem, or the
-    path of a verdict that is current (its inputs did not change)."""
+) -> Iterator[CaseItem]:
+    """One item per logbook, as soon as it is read (each file once, through ``corpus``)."""
     for path in corpus.of_kind("logbook"):
         paper_id, logbook_id = path.key
         if (paper and paper_id != paper) or (logbook and logbook_id != logbook):
             continue
         verdict_rel = layout.verdict_rel(paper_id, logbook_id)
         if only_missing and verdict_rel in corpus.by_rel:
-            yield verdict_rel
+            yield CaseItem(verdict_rel, current=True)
             continue
         loaded = corpus.load(path)
         if loaded.model is None:
-            yield from loaded.problems
+            yield CaseItem(verdict_rel, problems=loaded.problems)
             continue
         rels = corpus.paper_rels.get(paper_id, [])
         paper_model = corpus.paper(paper_id)
         if paper_model is None:
             why = "has no paper file" if not rels else "has a paper file that does not validate"
-            yield Problem(
+            problem = Problem(
                 P.UNKNOWN_PAPER,
                 path.rel,
                 None,
@@ -184,26 +150,32 @@ def iter_cases(
                 f"not judged: paper {paper_id} {why}",
                 "run `reproaudit validate` and fix what it reports",
             )
+            yield CaseItem(verdict_rel, problems=[problem])
             continue
-        text = (corpus.root / path.rel).read_text(encoding="utf-8", errors="replace")
-        digest = hashlib.sha256((corpus.root / path.rel).read_bytes()).hexdigest()
-        record = read_rerun(reruns, paper_id, logbook_id, digest)
+        digest = loaded.sha256
+        record = read_rerun(reruns, paper_id, logbook_id, digest, corpus.blob)
         sha = input_hash(
-            corpus.root, rels[0], paper_id, logbook_id, record.info if record else None, config
+            corpus, rels[0], paper_id, logbook_id, record.info if record else None, config
         )
         existing = corpus.by_rel.get(verdict_rel)
         if existing is not None:
             current = corpus.load(existing).model
             if current is not None and current.input_sha256 == sha and not needs_rejudge(current):
-                yield verdict_rel
+                yield CaseItem(verdict_rel, current=True)
                 continue
-        writeup_path = corpus.root / layout.writeup_rel(paper_id, logbook_id)
-        writeup = (
-            writeup_path.read_text(encoding="utf-8", errors="replace")
-            if writeup_path.is_file()
-            else None
+        writeup = corpus.writeup(paper_id, logbook_id)
+        text = loaded.raw.decode("utf-8", errors="replace") if loaded.raw is not None else None
+        case = Case(
+            rels[0],
+            paper_model,
+            loaded.model,
+            record,
+            writeup.text() if writeup is not None else None,
+            sha,
+            text,
+            digest,
         )
-        yield Case(rels[0], paper_model, loaded.model, record, writeup, sha, text, digest)
+        yield CaseItem(verdict_rel, case=case)
 
 
 def needs_rejudge(verdict: VerdictFile) -> bool:
@@ -223,52 +195,8 @@ def is_stale(corpus: Corpus, verdict: VerdictFile, rules_version: int = RULES_VE
     judge = verdict.judge
     config = judge_config(judge.mode, judge.model, judge.prompt_version, judge.samples)
     config["rules_version"] = rules_version
-    sha = input_hash(corpus.root, rels[0], verdict.paper, verdict.logbook, verdict.rerun, config)
+    sha = input_hash(corpus, rels[0], verdict.paper, verdict.logbook, verdict.rerun, config)
     return sha != verdict.input_sha256
-
-
-def rerun_current(case: Case) -> bool:
-    """A passed re-run whose record names the current logbook bytes and its own outputs."""
-    record = case.record
-    if record is None or record.rerun.status != "passed" or case.logbook_sha256 is None:
-        return False
-    if getattr(record.rerun, "stale", None):  # the re-run layer's own verdict on the record
-        return False
-    try:
-        run = json.loads(record.run_bytes)
-    except ValueError:
-        return False
-    if not isinstance(run, dict) or run.get("logbook_sha256") != case.logbook_sha256:
-        return False
-    declared = run.get("outputs_sha256")
-    return declared is None or declared == record.info.outputs_sha256
-
-
-def claim_facts(case: Case, injection: bool = False) -> dict[str, ClaimFacts]:
-    current = rerun_current(case)
-    return {
-        c.id: ClaimFacts(case.logbook.result(c.id), current, injection) for c in case.paper.claims
-    }
-
-
-def rules_proposals(case: Case) -> list[ClaimVerdict]:
-    """The rules' verdict per claim, before ``finalize``."""
-    rerun = case.record.rerun if case.record else None
-    out = []
-    for c in case.paper.claims:
-        j = judge_claim(c, case.logbook.result(c.id), rerun)
-        out.append(
-            ClaimVerdict.model_construct(
-                claim=j.claim, verdict=j.verdict, evidence=j.evidence, flags=j.flags, votes=None
-            )
-        )
-    return out
-
-
-def rules_judgements(case: Case) -> list[ClaimVerdict]:
-    """The rules mode's verdicts: the rules' proposals, finalized."""
-    facts = claim_facts(case)
-    return [finalize(p, facts[p.claim]) for p in rules_proposals(case)]
 
 
 def verdict_document(
@@ -338,6 +266,59 @@ def repo_lock(root: Path, halt: Halt) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def judge_corpus(
+    corpus: Corpus,
+    judge: Judge,
+    summary: JudgeSummary,
+    *,
+    reruns: Path | None = None,
+    paper: str | None = None,
+    logbook: str | None = None,
+    concurrency: int = 8,
+    only_missing: bool = False,
+    judged_at: datetime | None = None,
+    halt: Halt | None = None,
+) -> Iterator[VerdictDoc]:
+    """Judge the corpus's logbooks (or one paper's, or one logbook): the verdict documents,
+    yielded as each is done. Writes nothing; ``summary`` is filled as the run goes."""
+    halt = halt or Halt(None)
+    config = judge.config()
+    when = judged_at or now_utc()
+    items = iter_cases(corpus, config, reruns, paper, logbook, only_missing)
+
+    def one(case: Case) -> VerdictDoc:
+        result = judge.judge_case(case, halt)
+        content = verdict_document(
+            case, result.claims, config, when, result.usage, result.samples_answered
+        )
+        doc = VerdictDoc(_rel(case), content)
+        _count(summary, doc.rel, result, config["samples"])
+        return doc
+
+    if judge.mode == "llm":
+        yield from _run_workers(items, one, max(1, concurrency), halt, judge, summary)
+    else:
+        with paused_gc():
+            for item in items:
+                if item.case is None:
+                    _note(summary, item)
+                elif halt.halted:
+                    summary.skipped.append(item.rel)
+                else:
+                    yield one(item.case)
+    if summary.skipped and summary.stopped is None:
+        summary.stopped = halt.why or getattr(judge, "down", None)
+
+
+def write_verdicts(root: Path, docs: Iterable[VerdictDoc]) -> list[str]:
+    """Write each document atomically as it comes (an interrupted run keeps what is done)."""
+    written = []
+    for doc in docs:
+        atomic_write(Path(root) / doc.rel, doc.text())
+        written.append(doc.rel)
+    return written
+
+
 def judge_repo(
     root: Path,
     judge: Judge | None = None,
@@ -350,17 +331,14 @@ def judge_repo(
     judged_at: datetime | None = None,
     deadline: float | None = None,
     halt: Halt | None = None,
-    write: bool = True,
     mode: str | None = None,
     llm: Judge | None = None,
-    **_legacy: Any,
 ) -> JudgeSummary:
-    """Judge the repository's logbooks (or one paper's, or one logbook) with ``judge``.
+    """``reproaudit judge``: under the repository's lock, ``judge_corpus`` then
+    ``write_verdicts``.
 
     ``deadline`` (seconds) bounds the whole run: logbooks not started by then are
-    skipped, requests in flight are cut. ``write=False`` judges in memory: the documents
-    land in ``summary.documents`` and nothing is written (nor locked). ``mode``/``llm`` are
-    the older spelling
+    skipped, requests in flight are cut. ``mode``/``llm`` are the older spelling
     (``mode="rules"``, or ``mode="llm", llm=judge``); the judge object decides the
     mode, so the two cannot disagree.
     """
@@ -370,57 +348,46 @@ def judge_repo(
     root = Path(root)
     halt = halt or Halt(deadline)
     summary = JudgeSummary()
-    when = judged_at or now_utc()
-    with repo_lock(root, halt) if write else contextlib.nullcontext():
-        corpus = Corpus(root)
-        config = judge.config()
-        items = iter_cases(corpus, config, reruns, paper, logbook, only_missing)
-
-        def one(case: Case) -> None:
-            result = judge.judge_case(case, halt)
-            doc = verdict_document(
-                case, result.claims, config, when, result.usage, result.samples_answered
-            )
-            rel = layout.verdict_rel(case.paper.paper.id, case.logbook.logbook.id)
-            if write:
-                atomic_write(root / rel, dump_verdict(doc))
-            else:
-                summary.documents[rel] = doc
-            _count(summary, rel, result, config["samples"])
-
-        if judge.mode == "llm":
-            _run_workers(items, one, max(1, concurrency), halt, judge, summary)
-        else:
-            with paused_gc():
-                for item in items:
-                    if isinstance(item, Case):
-                        if halt.halted:
-                            summary.skipped.append(_rel(item))
-                        else:
-                            one(item)
-                    else:
-                        _note(summary, item)
-        if summary.skipped and summary.stopped is None:
-            summary.stopped = halt.why or getattr(judge, "down", None)
+    with repo_lock(root, halt):
+        docs = judge_corpus(
+            Corpus(root),
+            judge,
+            summary,
+            reruns=reruns,
+            paper=paper,
+            logbook=logbook,
+            concurrency=concurrency,
+            only_missing=only_missing,
+            judged_at=judged_at,
+            halt=halt,
+        )
+        write_verdicts(root, docs)
     summary.judged.sort()
     return summary
 
 
 def judge_in_memory(
-    root: Path, paper: str, logbook: str, *, reruns: Path | None = None
+    root: Path,
+    paper: str,
+    logbook: str,
+    *,
+    reruns: Path | None = None,
+    corpus: Corpus | None = None,
 ) -> tuple[VerdictFile | None, list[Problem]]:
     """The rules verdict of one logbook without writing anything.
 
     The verdict file on disk when its inputs did not change, else a fresh one;
     for ``check`` and pull-request validation, which must leave ``verdicts/`` alone.
+    Pass the caller's ``corpus`` so files it already read are not read again.
     """
-    summary = judge_repo(
-        root, RulesJudge(), reruns=reruns, paper=paper, logbook=logbook, write=False
+    corpus = corpus or Corpus(root)
+    summary = JudgeSummary()
+    docs = list(
+        judge_corpus(corpus, RulesJudge(), summary, reruns=reruns, paper=paper, logbook=logbook)
     )
-    doc = summary.documents.get(layout.verdict_rel(paper, logbook))
-    if doc is not None:
-        return VerdictFile.model_validate(doc), summary.problems
-    return Corpus(root).verdict(paper, logbook), summary.problems
+    if docs:
+        return docs[0].model(), summary.problems
+    return corpus.verdict(paper, logbook), summary.problems
 
 
 def _rel(case: Case) -> str:
@@ -449,22 +416,22 @@ def _count(summary: JudgeSummary, rel: str, result: CaseResult, samples: int) ->
             )
 
 
-def _note(summary: JudgeSummary, item: Problem | str) -> None:
-    if isinstance(item, Problem):
-        summary.problems.append(item)
-    else:
-        summary.unchanged.append(item)
+def _note(summary: JudgeSummary, item: CaseItem) -> None:
+    summary.problems.extend(item.problems)
+    if item.current:
+        summary.unchanged.append(item.rel)
 
 
 def _run_workers(
-    items: Iterator[Case | Problem | str],
+    items: Iterator[CaseItem],
     one: Any,
     workers: int,
     halt: Halt,
     judge: Judge,
     summary: JudgeSummary,
-) -> None:
-    """Judge cases on daemon threads, starting as soon as the first is read.
+) -> Iterator[VerdictDoc]:
+    """Judge cases on daemon threads, starting as soon as the first is read; yield each
+    document in the main thread as it is done.
 
     Daemon threads, a bounded queue and short waits in the main thread make
     Ctrl-C immediate: the main thread gets ``KeyboardInterrupt`` at once, cancels
@@ -473,7 +440,7 @@ def _run_workers(
     collector off the corpus.
     """
     todo: queue.Queue[Case | None] = queue.Queue(maxsize=workers * 2)
-    done: queue.Queue[BaseException | None] = queue.Queue()
+    done: queue.Queue[VerdictDoc | BaseException | None] = queue.Queue()
 
     def work() -> None:
         while (case := todo.get()) is not None:
@@ -481,9 +448,9 @@ def _run_workers(
                 if halt.halted or getattr(judge, "down", None):
                     with _lock:
                         summary.skipped.append(_rel(case))
+                    done.put(None)
                 else:
-                    one(case)
-                done.put(None)
+                    done.put(one(case))
             except BaseException as exc:  # handed to the main thread, which re-raises it
                 done.put(exc)
 
@@ -495,31 +462,43 @@ def _run_workers(
             except queue.Full:
                 continue
 
+    def finished(result: VerdictDoc | BaseException | None) -> VerdictDoc | None:
+        if isinstance(result, BaseException):
+            raise result
+        return result
+
     threads = [threading.Thread(target=work, daemon=True) for _ in range(workers)]
+    pending = 0
     try:
         with frozen_gc():
             for thread in threads:
                 thread.start()
-            sent = 0
             for n, item in enumerate(items, 1):
-                if isinstance(item, Case):
-                    put(item)
-                    sent += 1
+                if item.case is not None:
+                    put(item.case)
+                    pending += 1
                 else:
                     _note(summary, item)
+                while pending:  # hand over what is done without waiting
+                    try:
+                        result = done.get_nowait()
+                    except queue.Empty:
+                        break
+                    pending -= 1
+                    if (doc := finished(result)) is not None:
+                        yield doc
                 if n % 500 == 0:
                     gc.freeze()
             for _ in threads:
                 put(None)
-            for _ in range(sent):
-                while True:
-                    try:
-                        error = done.get(timeout=0.2)
-                        break
-                    except queue.Empty:
-                        continue
-                if error is not None:
-                    raise error
+            while pending:
+                try:
+                    result = done.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                pending -= 1
+                if (doc := finished(result)) is not None:
+                    yield doc
     except BaseException:
         halt.cancel("interrupted")
         raise

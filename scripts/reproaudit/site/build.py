@@ -21,9 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import problems as P
-from ..judge.run import judge_repo, now_utc
+from ..judge.cases import RulesJudge
+from ..judge.run import JudgeSummary, judge_corpus, now_utc
 from ..models import VerdictFile
 from ..problems import Problem, ReproauditError
+from ..repo import Corpus
 from . import render
 from .data import load_site_data
 from .plugin import SHELL_ROOT
@@ -125,30 +127,35 @@ def build_site(
     out = Path(out).resolve() if out else root / DEFAULT_OUT
     timings: dict[str, float] = {}
     start = time.perf_counter()
+    only = set(papers) if papers else None
+    corpus = Corpus(root)
+    if only is not None:
+        corpus.restrict(only)
     judged: dict[str, VerdictFile] = {}
     if judge_missing:
         reruns = root / "reruns"  # re-run records the bot stored, when there are any
-        summary = judge_repo(
-            root,
-            mode="rules",
+        summary = JudgeSummary()
+        docs = judge_corpus(
+            corpus,
+            RulesJudge(),
+            summary,
             only_missing=True,
             reruns=reruns if reruns.is_dir() else None,
-            write=False,  # judged in memory: only `reproaudit judge` writes verdicts/
         )
+        # judged in memory, never written: only `reproaudit judge` writes verdicts/
+        judged = {doc.rel: doc.model() for doc in docs}
         if summary.problems:
             raise ReproauditError(summary.problems)
-        judged = {rel: VerdictFile.model_validate(d) for rel, d in summary.documents.items()}
+        corpus.add_verdicts(judged)
     timings["judge missing verdicts"] = time.perf_counter() - start
 
     config_dict = merged_config(root, site_url)
-    only = set(papers) if papers else None
     step = time.perf_counter()
     data = load_site_data(
-        root,
+        corpus,
         now or now_utc(),
         config_dict.get("site_url"),
         only,
-        judged=judged,
         repo_url=config_dict.get("repo_url"),
     )
     if only:

@@ -2,7 +2,10 @@
 
 No files, no network, no clock: ``SiteData.generated_at`` is the only "now".
 URLs here are site-relative directory URLs (``papers/<id>/``); the renderer
-turns them into links relative to the page they appear on.
+turns them into links relative to the page they appear on. The context types
+are in ``pages.py``. Over 400 lines on purpose: every page's context is here,
+so the wording and states the pages share (outcome, review state) are computed
+in one place.
 """
 
 from __future__ import annotations
@@ -15,6 +18,20 @@ from ..fold import BUCKETS, CLAIM_FOLDS, stats
 from ..judge.rules import resolve_pointer
 from ..models import Claim, Target, VerdictFile
 from .data import Key, SiteData
+from .pages import (
+    Cell,
+    ClaimResult,
+    ClaimRow,
+    Contested,
+    ContestedEntry,
+    Discrepancy,
+    Falsification,
+    LogbookColumn,
+    LogbookLinks,
+    LogbookPage,
+    PaperPage,
+    RunView,
+)
 from .words import OUTCOMES, outcome_label
 
 FEED_SIZE = 50
@@ -117,24 +134,24 @@ def outcome_text(data: SiteData, paper_id: str) -> str:
     return label
 
 
-def _cell(row: Any) -> dict[str, Any]:
-    review = row.review if isinstance(row.review, str) else None
-    return {
-        "state": review_state(row.verdict, review),
-        "verdict": row.verdict,
-        "machine_verdict": row.machine_verdict,
-        "review": row.review if isinstance(row.review, str) else None,
-        "flags": list(row.flags),
-        "evidence": row.evidence,
-        "counted": bool(row.counted),
-    }
+def _cell(row: Any) -> Cell:
+    review = row.review if isinstance(row.review, str) else None  # NaN when none
+    return Cell(
+        state=review_state(row.verdict, review),
+        verdict=row.verdict,
+        machine_verdict=row.machine_verdict,
+        review=review,
+        flags=list(row.flags),
+        evidence=row.evidence,
+        counted=bool(row.counted),
+    )
 
 
-def paper_context(data: SiteData, paper_id: str) -> dict[str, Any]:
+def paper_context(data: SiteData, paper_id: str) -> PaperPage:
     paper = data.papers[paper_id]
     meta = paper.paper
     keys = data.logbooks_of(paper_id)
-    cells: dict[tuple[str, str], dict] = {}
+    cells: dict[tuple[str, str], Cell] = {}
     for row in data.rows_of(paper_id):
         cells[(row.logbook, row.claim)] = _cell(row)
     folds = data.claim_folds_of(paper_id)
@@ -147,75 +164,73 @@ def paper_context(data: SiteData, paper_id: str) -> dict[str, Any]:
         book = data.logbooks[key]
         verdict = data.verdicts.get(key)
         logbooks.append(
-            {
-                "id": key[1],
-                "url": logbook_url(*key),
-                "contributor": book.logbook.contributor.github,
-                "judged_at": verdict.judged_at if verdict else None,
-                "mode": verdict.judge.mode if verdict else None,
-                "judge": judge_text(verdict),
-                "stale": key in data.stale,
-                "rerun": verdict.rerun.status if verdict and verdict.rerun else None,
-            }
+            LogbookColumn(
+                id=key[1],
+                url=logbook_url(*key),
+                contributor=book.logbook.contributor.github,
+                judged_at=verdict.judged_at if verdict else None,
+                mode=verdict.judge.mode if verdict else None,
+                judge=judge_text(verdict),
+                stale=key in data.stale,
+                rerun=verdict.rerun.status if verdict and verdict.rerun else None,
+            )
         )
-    claims = []
-    for claim in paper.claims:
-        claims.append(
-            {
-                "id": claim.id,
-                "statement": claim.statement,
-                "anchor": claim.anchor,
-                "kind": claim.kind,
-                "target": target_text(claim.target),
-                "regime": regime_text(claim),
-                "fold": folds.get(claim.id, "untested"),
-                "cells": [cells.get((lb["id"], claim.id)) for lb in logbooks],
-                "responses": [r for r in by_claim.get(claim.id, []) if r.kind == "author_response"],
-            }
+    claims = [
+        ClaimRow(
+            id=claim.id,
+            statement=claim.statement,
+            anchor=claim.anchor,
+            kind=claim.kind,
+            target=target_text(claim.target),
+            regime=regime_text(claim),
+            fold=folds.get(claim.id, "untested"),
+            cells=[cells.get((lb.id, claim.id)) for lb in logbooks],
+            responses=[r for r in by_claim.get(claim.id, []) if r.kind == "author_response"],
         )
+        for claim in paper.claims
+    ]
     contested = []
     for claim in claims:
-        if claim["fold"] != "contested":
+        if claim.fold != "contested":
             continue
-        sides: dict[str, list] = {"verified": [], "falsified": []}
-        for lb, cell in zip(logbooks, claim["cells"], strict=True):
-            if cell and cell["counted"] and cell["verdict"] in sides:
-                sides[cell["verdict"]].append(
-                    {**lb, "evidence": cell["evidence"], "flags": cell["flags"]}
-                )
-        contested.append({"claim": claim, **sides})
-    return {
-        "paper": meta,
-        "url": paper_url(paper_id),
-        "claims_version": paper.claims_version,
-        "bucket": data.bucket_of.get(paper_id),
-        "bucket_label": outcome_text(data, paper_id),
-        "feed": paper_feed_path(paper_id),
-        "authors_text": ", ".join(a.name for a in meta.authors),
-        "links": {k: v for k, v in meta.links.model_dump().items() if v},
-        "released": {k: v for k, v in meta.released.model_dump().items() if v},
-        "logbooks": logbooks,
-        "claims": claims,
-        "contested": contested,
-        "falsifications": falsifications_of(data, paper_id),
-        "discrepancies": [
-            {
-                "logbook": key[1],
-                "url": logbook_url(*key),
-                "claim": result.claim,
-                "paper_says": d.paper,
-                "code_does": d.code,
-            }
+        sides: dict[str, list[ContestedEntry]] = {"verified": [], "falsified": []}
+        for lb, cell in zip(logbooks, claim.cells, strict=True):
+            if cell and cell.counted and cell.verdict in sides:
+                entry = ContestedEntry(**vars(lb), evidence=cell.evidence, flags=cell.flags)
+                sides[cell.verdict].append(entry)
+        contested.append(Contested(claim, sides["verified"], sides["falsified"]))
+    return PaperPage(
+        paper=meta,
+        url=paper_url(paper_id),
+        claims_version=paper.claims_version,
+        bucket=data.bucket_of.get(paper_id),
+        bucket_label=outcome_text(data, paper_id),
+        feed=paper_feed_path(paper_id),
+        authors_text=", ".join(a.name for a in meta.authors),
+        links={k: v for k, v in meta.links.model_dump().items() if v},
+        released={k: v for k, v in meta.released.model_dump().items() if v},
+        logbooks=logbooks,
+        claims=claims,
+        contested=contested,
+        falsifications=falsifications_of(data, paper_id),
+        discrepancies=[
+            Discrepancy(
+                logbook=key[1],
+                url=logbook_url(*key),
+                claim=result.claim,
+                paper_says=d.paper,
+                code_does=d.code,
+            )
             for key in keys
             for result in data.logbooks[key].results
             for d in result.discrepancies
         ],
-        "badge": badge_path(paper_id),
-        "site_url": data.site_url,
-    }
+        badge=badge_path(paper_id),
+        site_url=data.site_url,
+    )
 
 
-def falsifications_of(data: SiteData, paper_id: str) -> list[dict[str, Any]]:
+def falsifications_of(data: SiteData, paper_id: str) -> list[Falsification]:
     """Claimed falsifications and their review state: under review, confirmed or rejected."""
     reviews = data.reviews.get(paper_id, [])
     out = []
@@ -238,21 +253,21 @@ def falsifications_of(data: SiteData, paper_id: str) -> list[dict[str, Any]]:
                 else None
             )
             out.append(
-                {
-                    "paper": paper_id,
-                    "title": data.papers[paper_id].paper.title,
-                    "paper_url": paper_url(paper_id),
-                    "logbook": key[1],
-                    "url": logbook_url(*key),
-                    "contributor": data.logbooks[key].logbook.contributor.github,
-                    "claim": result.claim,
-                    "argument": result.falsification.argument,
-                    "counterexample": result.falsification.counterexample,
-                    "state": state,
-                    "machine_verdict": machine,
-                    "reviews": decided,
-                    "responses": [r for r in mine if r.kind == "author_response"],
-                }
+                Falsification(
+                    paper=paper_id,
+                    title=data.papers[paper_id].paper.title,
+                    paper_url=paper_url(paper_id),
+                    logbook=key[1],
+                    url=logbook_url(*key),
+                    contributor=data.logbooks[key].logbook.contributor.github,
+                    claim=result.claim,
+                    argument=result.falsification.argument,
+                    counterexample=result.falsification.counterexample,
+                    state=state,
+                    machine_verdict=machine,
+                    reviews=decided,
+                    responses=[r for r in mine if r.kind == "author_response"],
+                )
             )
     return out
 
@@ -291,7 +306,7 @@ def _github_file(data: SiteData, path: str, tree: bool = False) -> str | None:
     return f"{data.repo_url}/{'tree' if tree else 'blob'}/{data.commit or 'HEAD'}/{path}"
 
 
-def logbook_context(data: SiteData, key: Key) -> dict[str, Any]:
+def logbook_context(data: SiteData, key: Key) -> LogbookPage:
     book = data.logbooks[key]
     paper = data.papers[key[0]]
     verdict = data.verdicts.get(key)
@@ -307,21 +322,21 @@ def logbook_context(data: SiteData, key: Key) -> dict[str, Any]:
         shown = row.verdict if row is not None else (item.verdict if item else None)
         review = row.review if row is not None and isinstance(row.review, str) else None
         items.append(
-            {
-                "claim": claim,
-                "target": target_text(claim.target),
-                "regime": regime_text(claim),
-                "result": result,
-                "verdict": shown,
-                "machine_verdict": item.verdict if item else None,
-                "review": review,
-                "state": review_state(shown or "", review),
-                "evidence": item.evidence if item else None,
-                "flags": list(item.flags) if item else [],
-                "votes": item.votes if item else None,
-                "measurements": _measurements(result, rerun),
-                "sweep_rerun": _sweep_rerun(result, rerun),
-            }
+            ClaimResult(
+                claim=claim,
+                target=target_text(claim.target),
+                regime=regime_text(claim),
+                result=result,
+                verdict=shown,
+                machine_verdict=item.verdict if item else None,
+                review=review,
+                state=review_state(shown or "", review),
+                evidence=item.evidence if item else None,
+                flags=list(item.flags) if item else [],
+                votes=item.votes if item else None,
+                measurements=_measurements(result, rerun),
+                sweep_rerun=_sweep_rerun(result, rerun),
+            )
         )
     code = book.code
     code_url = None
@@ -330,36 +345,34 @@ def logbook_context(data: SiteData, key: Key) -> dict[str, Any]:
         code_url = _github_file(data, f"logbooks/{key[0]}/{folder}", tree=True)
     elif code is not None and code.repo and code.commit and "github.com" in code.repo:
         code_url = f"{code.repo.rstrip('/')}/tree/{code.commit}"
-    run = rerun.run if rerun else {}
-    return {
-        "paper": paper.paper,
-        "paper_url": paper_url(key[0]),
-        "logbook": book,
-        "url": logbook_url(*key),
-        "verdict": verdict,
-        "judge": judge_text(verdict),
-        "stale": key in data.stale,
-        "per_claim": items,
-        "writeup": data.writeups.get(key),
-        "person_url": person_url(book.logbook.contributor.github),
-        "rerun_files": [(name, rerun_path(key, name)) for name in rerun.files] if rerun else [],
-        "run": {
-            "sandbox": run.get("sandbox"),
-            "environment": run.get("environment"),
-            "log_tail": run.get("log_tail") if isinstance(run.get("log_tail"), str) else None,
-        },
-        "links": {
-            "logbook": _github_file(data, f"logbooks/{key[0]}/{key[1]}.yaml"),
-            "writeup": _github_file(data, f"logbooks/{key[0]}/{key[1]}.md")
+    run = rerun.run if rerun else None
+    return LogbookPage(
+        paper=paper.paper,
+        paper_url=paper_url(key[0]),
+        logbook=book,
+        url=logbook_url(*key),
+        verdict=verdict,
+        judge=judge_text(verdict),
+        stale=key in data.stale,
+        per_claim=items,
+        writeup=data.writeups.get(key),
+        person_url=person_url(book.logbook.contributor.github),
+        rerun_files=[(name, rerun_path(key, name)) for name in rerun.files] if rerun else [],
+        run=RunView(run.sandbox, run.environment.model_dump(mode="json"), run.log_tail)
+        if run
+        else RunView(),
+        links=LogbookLinks(
+            logbook=_github_file(data, f"logbooks/{key[0]}/{key[1]}.yaml"),
+            writeup=_github_file(data, f"logbooks/{key[0]}/{key[1]}.md")
             if key in data.writeups
             else None,
-            "code": code_url,
-            "verdict": _github_file(data, f"verdicts/{key[0]}/{key[1]}.yaml") if verdict else None,
-            "pull_request": data.pull_requests.get(key),
-        },
-        "commit": data.commit,
-        "cite": cite_verdict(data, key) if verdict else None,
-    }
+            code=code_url,
+            verdict=_github_file(data, f"verdicts/{key[0]}/{key[1]}.yaml") if verdict else None,
+            pull_request=data.pull_requests.get(key),
+        ),
+        commit=data.commit,
+        cite=cite_verdict(data, key) if verdict else None,
+    )
 
 
 def cite_verdict(data: SiteData, key: Key) -> dict[str, str]:
@@ -666,7 +679,7 @@ def falsifications_context(data: SiteData) -> dict[str, Any]:
     table = stats(data.claim_folds, data.paper_folds)
     items = []
     for paper_id in sorted({k[0] for k in data.logbooks}):
-        claimed = {(f["logbook"], f["claim"]): f for f in falsifications_of(data, paper_id)}
+        claimed = {(f.logbook, f.claim): f for f in falsifications_of(data, paper_id)}
         folds = data.claim_folds_of(paper_id)
         for row in data.rows_of(paper_id):
             argued = claimed.pop((row.logbook, row.claim), None)
@@ -698,11 +711,11 @@ def falsifications_context(data: SiteData) -> dict[str, Any]:
         for f in claimed.values():  # an argument for a claim the judge never saw
             items.append(
                 {
-                    **f,
-                    "claim_url": f["paper_url"] + "#" + f["claim"],
-                    "fold": folds.get(f["claim"], "untested"),
-                    "person_url": person_url(f["contributor"]),
-                    "state": "under_review" if f["state"] == "under_review" else f["state"],
+                    **vars(f),
+                    "claim_url": f.paper_url + "#" + f.claim,
+                    "fold": folds.get(f.claim, "untested"),
+                    "person_url": person_url(f.contributor),
+                    "state": f.state,
                     "counted": False,
                     "argued": True,
                 }

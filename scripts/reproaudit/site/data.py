@@ -8,7 +8,6 @@ stale. The page contexts (``context.py``) are pure functions of ``SiteData``.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -17,11 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from pydantic import ValidationError
 
-from .. import layout
 from ..fold import fold_all
+from ..judge.inputs import load_json
 from ..judge.run import is_stale
-from ..models import Logbook, PaperFile, Review, VerdictFile
+from ..models import Logbook, PaperFile, Review, RunRecord, VerdictFile
 from ..records import Tables, load_tables
 from ..repo import Corpus, paused_gc
 
@@ -32,31 +32,30 @@ _PULL = re.compile(r"^https://github\.com/[^/]+/[^/]+/pull/\d+")
 
 
 @dataclass
-class Rerun:
-    """A stored re-run record (``reruns/<paper>/<logbook>/``): untrusted JSON, shown as data."""
+class StoredRerun:
+    """A stored re-run record (``reruns/<paper>/<logbook>/``) as the site publishes it: the
+    files' bytes and ``run.json`` as its one model (``RunRecord``); untrusted, shown as data."""
 
-    run: dict[str, Any]
+    run: RunRecord | None  # run.json as its one model; None when it does not validate
     files: dict[str, bytes]  # file name -> bytes, published beside the logbook page
     outputs: Any = None  # parsed outputs.json, for the re-run numbers
 
 
-def load_rerun(folder: Path) -> Rerun | None:
+def load_rerun(corpus: Corpus, folder: Path) -> StoredRerun | None:
+    """The record in ``folder`` through ``corpus`` (the judge read the same bytes)."""
     files = {}
     for name in ("run.json", "outputs.json"):
-        path = folder / name
-        if path.is_file() and path.stat().st_size <= MAX_RECORD_BYTES:
-            files[name] = path.read_bytes()
+        blob = corpus.blob(folder / name, MAX_RECORD_BYTES)
+        if blob is not None and blob.complete:
+            files[name] = blob.raw
     if "run.json" not in files:
         return None
     try:
-        run = json.loads(files["run.json"])
-    except ValueError:
-        run = {}
-    try:
-        outputs = json.loads(files["outputs.json"]) if "outputs.json" in files else None
-    except ValueError:
-        outputs = None
-    return Rerun(run if isinstance(run, dict) else {}, files, outputs)
+        run = RunRecord.model_validate_json(files["run.json"])
+    except ValidationError:
+        run = None
+    outputs = load_json(files["outputs.json"])[0] if "outputs.json" in files else None
+    return StoredRerun(run, files, outputs)
 
 
 def git_head(root: Path) -> str | None:
@@ -104,7 +103,7 @@ class SiteData:
     bucket_of: dict[str, str] = field(default_factory=dict)
     repo_url: str | None = None  # the audit repository on GitHub (mkdocs.yml `repo_url`)
     commit: str | None = None  # the commit the site is built from, for links to files
-    reruns: dict[Key, Rerun] = field(default_factory=dict)  # stored re-run records
+    reruns: dict[Key, StoredRerun] = field(default_factory=dict)  # stored re-run records
     pull_requests: dict[Key, str] = field(default_factory=dict)  # logbook -> its PR URL
     memo: dict[str, Any] = field(default_factory=dict)  # contexts several pages share
     # per-paper indexes, built once: pages would otherwise scan the whole corpus each
@@ -152,21 +151,15 @@ class SiteData:
 
 
 def load_site_data(
-    root: Path,
+    corpus: Corpus,
     now: datetime,
     site_url: str | None = None,
     only: set[str] | None = None,
-    judged: dict[str, VerdictFile] | None = None,
     repo_url: str | None = None,
 ) -> SiteData:
-    """Load and fold the repository, or (``only``) just some papers, for a quick preview.
-
-    ``judged``: verdicts judged in memory for logbooks with no verdict file (by path).
-    """
-    corpus = Corpus(root)
-    if only is not None:
-        corpus.restrict(only)
-    corpus.add_verdicts(judged or {})
+    """Load and fold the corpus (already restricted to ``only`` papers for a preview, and
+    holding the verdicts judged in memory: ``Corpus.add_verdicts``)."""
+    root = corpus.root
     tables: Tables = load_tables(corpus)
     with paused_gc():
         papers = {p.paper.id: p for _, p in corpus.papers()}
@@ -179,9 +172,9 @@ def load_site_data(
             if key[0] not in papers or (only is not None and key[0] not in only):
                 continue
             logbooks[key] = book
-            writeup = root / layout.writeup_rel(*key)
-            if writeup.is_file():
-                writeups[key] = writeup.read_text(encoding="utf-8", errors="replace")
+            writeup = corpus.writeup(*key)
+            if writeup is not None:
+                writeups[key] = writeup.text()
         for path, verdict in corpus.verdicts():
             if path.key in logbooks:
                 verdicts[path.key] = verdict
@@ -212,7 +205,7 @@ def load_site_data(
     runs = root / "reruns"
     if runs.is_dir():
         for key in logbooks:
-            record = load_rerun(runs / key[0] / key[1])
+            record = load_rerun(corpus, runs / key[0] / key[1])
             if record is not None:
                 data.reruns[key] = record
     for paper_id, items in reviews.items():
@@ -221,9 +214,5 @@ def load_site_data(
                 data.pull_requests.setdefault(
                     (paper_id, review.logbook), _PULL.match(review.link)[0]
                 )
-    for key, record in data.reruns.items():
-        pr = record.run.get("pull_request") or record.run.get("pr_url")
-        if isinstance(pr, str) and _PULL.match(pr):
-            data.pull_requests.setdefault(key, _PULL.match(pr)[0])
     data.index()
     return data

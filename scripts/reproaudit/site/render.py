@@ -367,7 +367,7 @@ def _paper_html(data: SiteData, src: str, paper_id: str) -> str:
 
 def _logbook_html(data: SiteData, src: str, key: tuple[str, str]) -> str:
     lctx = ctx.logbook_context(data, key)
-    writeup = writeup_html(lctx["writeup"]) if lctx["writeup"] else ""
+    writeup = writeup_html(lctx.writeup) if lctx.writeup else ""
     return render("logbook.html", src, data, l=lctx, writeup_html=writeup)
 
 

@@ -1,0 +1,180 @@
+"""The page contexts' types: what each template receives, one dataclass per idea.
+
+``context.py`` builds them with pure functions of ``SiteData``; templates read
+their attributes (``p.claims``, ``cell.state``); rendering only renders.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ..models import Claim, Logbook, PaperMeta, Result, Review, VerdictFile, Votes
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One logbook's verdict on one claim, as the paper's grid shows it."""
+
+    state: str | None  # review state: under_review, confirmed, rejected, or None
+    verdict: str  # after reviews
+    machine_verdict: str  # the judge's, before reviews
+    review: str | None
+    flags: list[str]
+    evidence: str
+    counted: bool  # False: superseded by a later logbook of the same contributor
+
+
+@dataclass(frozen=True)
+class LogbookColumn:
+    """A logbook as a column of the paper's grid."""
+
+    id: str
+    url: str
+    contributor: str
+    judged_at: datetime | None
+    mode: str | None
+    judge: str
+    stale: bool
+    rerun: str | None  # the re-run's status, when there was one
+
+
+@dataclass(frozen=True)
+class ContestedEntry(LogbookColumn):
+    """One side of a contested claim: a logbook and what it found."""
+
+    evidence: str = ""
+    flags: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ClaimRow:
+    """A claim as a row of the paper's grid."""
+
+    id: str
+    statement: str
+    anchor: str | None
+    kind: str
+    target: str
+    regime: str
+    fold: str
+    cells: list[Cell | None]  # one per logbook column, None: not judged
+    responses: list[Review]  # the authors' responses
+
+
+@dataclass(frozen=True)
+class Contested:
+    claim: ClaimRow
+    verified: list[ContestedEntry]
+    falsified: list[ContestedEntry]
+
+
+@dataclass(frozen=True)
+class Falsification:
+    """A claimed falsification (a logbook's argument) and its review state."""
+
+    paper: str
+    title: str
+    paper_url: str
+    logbook: str
+    url: str
+    contributor: str
+    claim: str
+    argument: str
+    counterexample: Any
+    state: str  # under_review, confirmed, rejected
+    machine_verdict: str | None
+    reviews: list[Review]
+    responses: list[Review]
+
+
+@dataclass(frozen=True)
+class Discrepancy:
+    logbook: str
+    url: str
+    claim: str
+    paper_says: str
+    code_does: str
+
+
+@dataclass(frozen=True)
+class PaperPage:
+    """``papers/<id>/``: the claims-by-logbooks grid and everything around it."""
+
+    paper: PaperMeta
+    url: str
+    claims_version: int
+    bucket: str | None
+    bucket_label: str
+    feed: str
+    authors_text: str
+    links: dict[str, str]
+    released: dict[str, Any]
+    logbooks: list[LogbookColumn]
+    claims: list[ClaimRow]
+    contested: list[Contested]
+    falsifications: list[Falsification]
+    discrepancies: list[Discrepancy]
+    badge: str
+    site_url: str | None
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """One claim on a logbook's page: the logbook's result and its verdict."""
+
+    claim: Claim
+    target: str
+    regime: str
+    result: Result | None
+    verdict: str | None  # after reviews
+    machine_verdict: str | None
+    review: str | None
+    state: str | None
+    evidence: str | None
+    flags: list[str]
+    votes: Votes | None
+    measurements: list[dict[str, Any]]
+    sweep_rerun: list[tuple[Any, Any]] | None
+
+
+@dataclass(frozen=True)
+class RunView:
+    """What the logbook page shows of the stored re-run record."""
+
+    sandbox: str | None = None
+    environment: dict[str, Any] | None = None
+    log_tail: str | None = None
+
+
+@dataclass(frozen=True)
+class LogbookLinks:
+    """Links to the files on GitHub (None when the repository address is unknown)."""
+
+    logbook: str | None
+    writeup: str | None
+    code: str | None
+    verdict: str | None
+    pull_request: str | None
+
+
+@dataclass(frozen=True)
+class LogbookPage:
+    """``logbooks/<paper>/<logbook>/``: a logbook, its verdicts and its re-run."""
+
+    paper: PaperMeta
+    paper_url: str
+    logbook: Logbook
+    url: str
+    verdict: VerdictFile | None
+    judge: str
+    stale: bool
+    per_claim: list[ClaimResult]
+    writeup: str | None
+    person_url: str
+    rerun_files: list[tuple[str, str]]
+    run: RunView
+    links: LogbookLinks
+    commit: str | None
+    cite: dict[str, str] | None
