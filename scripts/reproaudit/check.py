@@ -61,18 +61,26 @@ def head_of(repo: Path, paths: list[str]) -> tuple[str, bool]:
     return head, status == ""
 
 
-def resolve_logbook(repo: Path, logbook: Path | str) -> tuple[str, str, str]:
-    """(repository-relative path, paper id, logbook id), or a one-line error saying why not."""
+def resolve_logbook(
+    repo: Path, logbook: Path | str, here: Path | None = None
+) -> tuple[str, str, str]:
+    """(repository-relative path, paper id, logbook id), or a one-line error saying why not.
+
+    ``here`` is the folder a relative path was typed in (the CLI's working folder); None
+    reads relative paths against the repository only.
+    """
     path = Path(logbook)
-    if not path.is_absolute():
+    if not path.is_absolute() and here is not None:
         # relative to the repository when it names a file there, else to the working folder
         # (a missing file: wherever the path lands inside the repository)
-        here = Path.cwd() / path
-        inside = here.resolve().is_relative_to(repo)
-        if (repo / path).exists() or not (here.exists() or inside):
+        typed = here / path
+        inside = typed.resolve().is_relative_to(repo)
+        if (repo / path).exists() or not (typed.exists() or inside):
             path = repo / path
         else:
-            path = here
+            path = typed
+    elif not path.is_absolute():
+        path = repo / path
     try:
         rel = path.resolve().relative_to(repo).as_posix()
     except ValueError:
@@ -144,11 +152,19 @@ def pointer_problems(corpus: Corpus, rel: str, book: Logbook, outputs: Any) -> l
 
 
 def check_logbook(
-    repo: Path, logbook: Path | str, *, rerun: bool | None = None, sandbox: str | None = None
+    repo: Path,
+    logbook: Path | str,
+    *,
+    rerun: bool | None = None,
+    sandbox: str | None = None,
+    here: Path | None = None,
 ) -> CheckResult:
-    """Validate, maybe re-run, judge in memory and report on one logbook; writes nothing."""
+    """Validate, maybe re-run, judge in memory and report on one logbook; writes nothing.
+
+    ``here``: the folder a relative ``logbook`` path was typed in (see ``resolve_logbook``).
+    """
     repo = Path(repo).resolve()
-    rel, paper_id, logbook_id = resolve_logbook(repo, logbook)
+    rel, paper_id, logbook_id = resolve_logbook(repo, logbook, here)
     report = validate_repo(repo, [rel])
     problems = list(report.problems)
     verdicts = []

@@ -86,10 +86,28 @@ def test_home_has_the_headline_table_charts_and_newest_verdicts(built: Path) -> 
     assert "At least one claim verified 3 50.0%" in text
     assert "At least one claim falsified or contested 3 50.0%" in text
     assert "Newest verdicts" in text
-    for chart in ("buckets.svg", "verdicts-over-time.svg"):
-        svg = (built / "assets/charts" / chart).read_text()
-        ET.fromstring(svg)  # well-formed
-        assert "<text" in svg or "font" in svg
+    labels = {
+        "buckets.svg": {"6 papers judged", "papers"},
+        "verdicts-over-time.svg": {"claim verdicts", "verified"},
+    }
+    for chart, wanted in labels.items():
+        svg = ET.fromstring((built / "assets/charts" / chart).read_text())  # well-formed
+        texts = {"".join(t.itertext()) for t in svg.iter("{http://www.w3.org/2000/svg}text")}
+        assert wanted <= texts, (chart, texts)
+
+
+def test_charts_leave_matplotlib_settings_alone(site_build: tuple[Path, Path]) -> None:
+    """Drawing a chart changes no global matplotlib setting and picks no backend."""
+    import matplotlib
+
+    from reproaudit.site.data import load_site_data
+    from reproaudit.site.render import buckets_chart
+
+    before = dict(matplotlib.rcParams)
+    backend = matplotlib.rcParams._get_backend_or_none()  # None until someone picks one
+    buckets_chart(load_site_data(site_build[0], NOW))
+    assert dict(matplotlib.rcParams) == before
+    assert matplotlib.rcParams._get_backend_or_none() == backend
 
 
 def test_paper_page_grid_contested_and_badge(built: Path) -> None:

@@ -40,11 +40,17 @@ class RunSpec:
         return (PurePosixPath("logbooks") / self.paper / clean_code_path(self)).as_posix()
 
 
-def logbook_rel(repo: Path, logbook_path: str | Path) -> str:
-    """The repository-relative path of a logbook given as a path (absolute or relative)."""
+def logbook_rel(repo: Path, logbook_path: str | Path, here: Path | None = None) -> str:
+    """The repository-relative path of a logbook given as a path (absolute or relative).
+
+    A relative path is tried against the repository, then against ``here`` (the folder it
+    was typed in, passed by the CLI; None: the repository only).
+    """
     repo = Path(repo).resolve()
     given = Path(logbook_path)
-    candidates = [given] if given.is_absolute() else [repo / given, Path.cwd() / given]
+    candidates = [given] if given.is_absolute() else [repo / given]
+    if not given.is_absolute() and here is not None:
+        candidates.append(here / given)
     for path in candidates:
         if path.is_file():
             try:
@@ -63,9 +69,9 @@ def logbook_rel(repo: Path, logbook_path: str | Path) -> str:
     )
 
 
-def load_spec(repo: Path, logbook_path: str | Path) -> RunSpec:
+def load_spec(repo: Path, logbook_path: str | Path, here: Path | None = None) -> RunSpec:
     """Load a logbook and check it can be re-run; raise ``ReproauditError`` when not."""
-    rel = logbook_rel(repo, logbook_path)
+    rel = logbook_rel(repo, logbook_path, here)
     where = layout.classify(rel)
     if where is None or where.kind != "logbook":
         raise InputError(

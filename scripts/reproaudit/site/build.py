@@ -10,7 +10,6 @@ the output folder is replaced only when the build succeeds.
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 import tempfile
 import time
@@ -233,7 +232,6 @@ def _render_and_build(
         raise ReproauditError(problems)
     plugin = config.plugins["reproaudit"]
     plugin.feed(pages, outputs)
-    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     logging.getLogger("mkdocs").setLevel(logging.WARNING)
     try:
         mkdocs_build(config)
