@@ -248,6 +248,43 @@ def test_untrusted_writeup_cannot_inject_markup(tmp_path: Path) -> None:
     assert 'href="javascript:' not in html
 
 
+def test_a_writeup_quoting_the_shell_markers_is_shown_as_written(tmp_path: Path) -> None:
+    """Markers and the shell's own URL in page text are not substituted (one pass)."""
+    from reproaudit.site import plugin
+
+    quoted = (
+        f"{plugin.TITLE_MARK} {plugin.DESCRIPTION_MARK} {plugin.FEED_MARK} ra-shell-0b1c/s1/s2/"
+    )
+    repo = example_repo(tmp_path)
+    (repo / "logbooks/T5wPj8mRaK/kai-speedup-1.md").write_text(f"# Notes\n\nQuoted: {quoted}\n")
+    out = build_site(repo, tmp_path / "o", now=NOW).out
+    html = (out / "papers/T5wPj8mRaK/kai-speedup-1/index.html").read_text()
+    assert f"Quoted: {quoted}" in html
+    assert "<title>" + plugin.TITLE_MARK not in html  # the shell's own markers are filled
+
+
+def test_fill_shell_does_not_rescan_what_it_put_in() -> None:
+    from reproaudit.site.plugin import CONTENT_MARK, DESCRIPTION_MARK, TITLE_MARK, fill_shell
+    from reproaudit.site.render import Page
+
+    shell = (
+        f"<title>{TITLE_MARK}</title><meta content={DESCRIPTION_MARK}>"
+        f'<a href="/ra-shell-0b1c/s1/">me</a>{CONTENT_MARK}'
+    )
+    page = Page(
+        "papers/P1/index.md",
+        title=f"about {DESCRIPTION_MARK}",
+        html=f"<p>{TITLE_MARK} {CONTENT_MARK} ra-shell-0b1c/s1/</p>",
+        description="short",
+        shell=True,
+    )
+    filled = fill_shell(shell, page, "papers/P1/")
+    assert filled == (
+        f"<title>about {DESCRIPTION_MARK}</title><meta content=short>"
+        f'<a href="/papers/P1/">me</a><p>{TITLE_MARK} {CONTENT_MARK} ra-shell-0b1c/s1/</p>'
+    )
+
+
 def test_a_failed_build_keeps_the_previous_site(tmp_path: Path) -> None:
     repo = example_repo(tmp_path)
     out = build_site(repo, tmp_path / "o", now=NOW).out

@@ -19,6 +19,7 @@ import gzip
 import html
 import re
 import shutil
+from functools import lru_cache
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -144,24 +145,35 @@ class ReproauditPlugin(BasePlugin):
 
 
 def fill_shell(shell: str, page: Page, url: str) -> str:
-    """The shell of the page's depth with its title, description, feed, content and URL."""
-    shell_url = page_url(shell_src(depth_of(url)))
-    text = shell.replace(TITLE_MARK, html.escape(page.title, quote=True))
-    text = text.replace(DESCRIPTION_MARK, html.escape(page.description or page.title, quote=True))
+    """The shell of the page's depth with its title, description, feed, content and URL.
+
+    One pass over the shell: text put in (a write-up quoting a marker or a shell URL) is
+    never scanned again, so it stays as written.
+    """
     if page.feed:
         feed = html.escape(relative(url, page.feed), quote=True)
         title = html.escape(page.feed_title or page.title, quote=True)
-        text = FEED_LINK.sub(
-            lambda _: (
-                f'<link rel="alternate feed" type="application/atom+xml" title="{title}" '
-                f'href="{feed}">\n'
-            ),
-            text,
-            count=1,
+        feed_link = (
+            f'<link rel="alternate feed" type="application/atom+xml" title="{title}" '
+            f'href="{feed}">\n'
         )
     else:
-        text = FEED_LINK.sub("", text, count=1)
-    return text.replace(CONTENT_MARK, page.content()).replace(shell_url, url)
+        feed_link = ""
+    shell_url = page_url(shell_src(depth_of(url)))
+    values = {
+        TITLE_MARK: html.escape(page.title, quote=True),
+        DESCRIPTION_MARK: html.escape(page.description or page.title, quote=True),
+        CONTENT_MARK: page.content(),
+        shell_url: url,
+    }
+    return _marks(shell_url).sub(lambda m: values.get(m[0], feed_link), shell)
+
+
+@lru_cache(maxsize=64)
+def _marks(shell_url: str) -> re.Pattern[str]:
+    """Every marker of a shell, and its own URL, as one pattern (the feed link first)."""
+    plain = (TITLE_MARK, DESCRIPTION_MARK, CONTENT_MARK, shell_url)
+    return re.compile("|".join([FEED_LINK.pattern, *map(re.escape, plain)]))
 
 
 def _extend_sitemap(site: Path, site_url: str | None, urls: list[str]) -> None:
