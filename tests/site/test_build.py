@@ -473,6 +473,26 @@ def test_site_url_makes_badges_feeds_and_sitemap_absolute(built: Path) -> None:
     assert f"{SITE}papers/Kp4rT9vQ2x/carol-paging-1/" in locs
 
 
+def test_mkdocs_yml_inherits_the_package_defaults_and_its_own_parent(tmp_path: Path) -> None:
+    """The repository's file over the defaults (mappings merge, lists replace), its own
+    INHERIT chain honoured; with no file at all, the defaults alone."""
+    from reproaudit.site.build import merged_config
+
+    (tmp_path / "base.yml").write_text("site_url: https://audit.example.org/x\nextra: {a: 1}\n")
+    (tmp_path / "mkdocs.yml").write_text(
+        "INHERIT: base.yml\nsite_name: Mine\ntheme: {palette: []}\nextra: {b: 2}\n"
+    )
+    config = merged_config(tmp_path)
+    assert config["site_name"] == "Mine"
+    assert config["site_url"] == "https://audit.example.org/x/"
+    assert config["extra"] == {"a": 1, "b": 2}
+    assert config["theme"]["name"] == "material" and config["theme"]["palette"] == []
+    assert config["theme"]["font"] is False  # a default kept under a partial override
+    assert "INHERIT" not in config
+    bare = merged_config(tmp_path / "nothing-here")
+    assert bare["site_name"] == "reproaudit" and "reproaudit" in bare["plugins"]
+
+
 def test_site_url_option_wins_over_mkdocs_yml(tmp_path: Path) -> None:
     repo = example_repo(tmp_path)
     result = CliRunner().invoke(
