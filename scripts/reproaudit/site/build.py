@@ -2,8 +2,8 @@
 
 Works on any repository with ``claims/``, ``logbooks/`` and ``verdicts/``. The
 package ships default settings (``site/mkdocs.yml``), pages (``site/docs/``) and
-assets; a repository's own ``mkdocs.yml`` inherits the settings (as INHERIT would) and its
-``site/`` folder over the pages. The build happens in a temporary docs folder;
+assets; a repository's own ``mkdocs.yml`` inherits the settings (as INHERIT would), and
+its ``site/`` folder goes over the pages. The build happens in a temporary docs folder;
 the output folder is replaced only when the build succeeds.
 """
 
