@@ -166,6 +166,27 @@ def test_a_path_that_is_not_a_logbook_of_a_paper_is_a_one_line_error(
     assert len(result.output.strip().splitlines()) <= 2
 
 
+@pytest.mark.parametrize(
+    ("path", "code"),
+    [
+        ("logbooks/Zm7Lw_3HqE/erin-asd-2.yaml", "unknown_logbook"),
+        ("logbooks/Zm7Lw_3HqF/erin-asd-1.yaml", "unknown_paper"),
+        ("claims/icml2026/Kp4rT9vQ2x.yaml", "misplaced_file"),
+    ],
+)
+def test_reproduce_refuses_a_logbook_path_as_check_does(
+    tmp_path: Path, path: str, code: str
+) -> None:
+    """One resolver: ``reproduce`` names the same problem ``check`` does, before any run."""
+    from reproaudit.errors import InputError
+    from reproaudit.reproduce.spec import load_spec
+
+    repo = repo_copy(tmp_path)
+    with pytest.raises(InputError) as raised:
+        load_spec(repo, path)
+    assert [p.code for p in raised.value.problems] == [code]
+
+
 def test_colour_only_when_asked_and_untrusted_escapes_are_dropped(tmp_path: Path) -> None:
     repo = repo_copy(tmp_path)
     crash(repo, "print('\\x1b[2J\\x1b[31mowned')\nraise SystemExit(3)\n")
