@@ -101,8 +101,8 @@ def test_charts_leave_matplotlib_settings_alone(site_build: tuple[Path, Path]) -
     """Drawing a chart changes no global matplotlib setting and picks no backend."""
     import matplotlib
 
+    from reproaudit.site.charts import buckets_chart
     from reproaudit.site.data import load_site_data
-    from reproaudit.site.render import buckets_chart
 
     before = dict(matplotlib.rcParams)
     backend = matplotlib.rcParams._get_backend_or_none()  # None until someone picks one
