@@ -98,12 +98,16 @@ def test_home_has_the_headline_table_charts_and_newest_verdicts(built: Path) -> 
 
 
 def test_charts_leave_matplotlib_settings_alone(site_build: tuple[Path, Path]) -> None:
-    """Drawing a chart changes no global matplotlib setting and picks no backend."""
+    """Building leaves mkdocs' log level as it was; a chart changes no matplotlib setting
+    and picks no backend."""
+    import logging
+
     import matplotlib
 
     from reproaudit.site.charts import buckets_chart
     from reproaudit.site.data import load_site_data
 
+    assert logging.getLogger("mkdocs").level == logging.NOTSET  # the build restored it
     before = dict(matplotlib.rcParams)
     backend = matplotlib.rcParams._get_backend_or_none()  # None until someone picks one
     buckets_chart(load_site_data(site_build[0], NOW))

@@ -226,10 +226,14 @@ def _render_and_build(
         raise ReproauditError(problems)
     plugin = config.plugins["reproaudit"]
     plugin.feed(pages, outputs)
-    logging.getLogger("mkdocs").setLevel(logging.WARNING)
+    log = logging.getLogger("mkdocs")
+    level = log.level
+    log.setLevel(logging.WARNING)  # mkdocs' INFO lines are noise here; the caller's level after
     try:
         mkdocs_build(config)
     except (Abort, MkDocsException) as exc:
         raise ReproauditError(f"the site build failed: {exc}") from None
+    finally:
+        log.setLevel(level)
     timings["mkdocs build (and paper pages)"] = time.perf_counter() - step
     return pages, outputs
