@@ -166,14 +166,26 @@ def fill_shell(shell: str, page: Page, url: str) -> str:
         CONTENT_MARK: page.content(),
         shell_url: url,
     }
-    return _marks(shell_url).sub(lambda m: values.get(m[0], feed_link), shell)
+    texts, marks = _split(shell, shell_url)
+    out = [texts[0]]
+    for mark, text in zip(marks, texts[1:], strict=True):
+        out += (values.get(mark, feed_link), text)
+    return "".join(out)
 
 
-@lru_cache(maxsize=64)
-def _marks(shell_url: str) -> re.Pattern[str]:
-    """Every marker of a shell, and its own URL, as one pattern (the feed link first)."""
+@lru_cache(maxsize=16)
+def _split(shell: str, shell_url: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The shell cut at its markers, its feed link and its own URL, once per shell:
+    (the texts around them, what stood at each cut)."""
     plain = (TITLE_MARK, DESCRIPTION_MARK, CONTENT_MARK, shell_url)
-    return re.compile("|".join([FEED_LINK.pattern, *map(re.escape, plain)]))
+    pattern = re.compile("|".join([FEED_LINK.pattern, *map(re.escape, plain)]))
+    texts, marks, at = [], [], 0
+    for match in pattern.finditer(shell):
+        texts.append(shell[at : match.start()])
+        marks.append(match[0])
+        at = match.end()
+    texts.append(shell[at:])
+    return tuple(texts), tuple(marks)
 
 
 def _extend_sitemap(site: Path, site_url: str | None, urls: list[str]) -> None:
