@@ -233,3 +233,21 @@ def test_only_numbers_from_cis_rerun_are_not_pending() -> None:
         text = comment(numbers)
         assert "| C1 | verified *(pending)* |" in text
         assert "*pending*: judged on the numbers the logbook reports" in text
+
+
+def test_a_path_typed_in_a_subfolder_is_read_from_there_by_the_cli_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CLI passes its working folder; the library alone reads paths against the repo."""
+    from reproaudit.errors import InputError
+    from reproaudit.logbook_arg import resolve_logbook
+
+    repo = repo_copy(tmp_path)
+    monkeypatch.chdir(repo / "logbooks/Zm7Lw_3HqE")
+    assert resolve_logbook(repo, "erin-asd-1.yaml", here=Path.cwd())[0] == ERIN
+    with pytest.raises(InputError):
+        resolve_logbook(repo, "erin-asd-1.yaml")  # no working folder: the repository only
+    result = CliRunner().invoke(cli, ["validate", "erin-asd-1.yaml", "--repo", str(repo)])
+    assert result.exit_code == 0, result.output
+    assert f"{ERIN}:10: warning" in result.output  # the logbook, found from here
+    assert "2 files checked: 0 error(s)" in result.output  # it and its paper
