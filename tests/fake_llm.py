@@ -28,7 +28,8 @@ is an HTTP status to answer instead (200 = answer normally). Screening requests
 true when any of ``screen_flags`` occurs in the screened text, or always with
 ``screen="always"``; behaviours that break transport break them too.
 ``latency`` delays every answer (seconds). Every request's JSON body is kept in
-``requests``; ``judging`` and ``screening`` count each kind.
+``requests``; ``judging`` and ``screening`` count each kind; ``in_flight`` is the
+number of requests being answered now and ``most_in_flight`` the most at once.
 """
 
 from __future__ import annotations
@@ -82,6 +83,8 @@ class FakeLLM:
         self.count = 0
         self.judging = 0
         self.screening = 0
+        self.in_flight = 0
+        self.most_in_flight = 0
         self.stopping = threading.Event()
         self._lock = threading.Lock()
         self._http = LocalServer(self._handler())
@@ -199,6 +202,16 @@ class FakeLLM:
                 pass
 
             def do_POST(self) -> None:
+                with fake._lock:
+                    fake.in_flight += 1
+                    fake.most_in_flight = max(fake.most_in_flight, fake.in_flight)
+                try:
+                    self._answer()
+                finally:
+                    with fake._lock:
+                        fake.in_flight -= 1
+
+            def _answer(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 screening = "screen" in body.get("messages", [{}])[0].get("content", "")[:40]

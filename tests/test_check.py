@@ -172,6 +172,27 @@ def test_a_path_that_is_not_a_logbook_of_a_paper_is_a_one_line_error(
     assert len(result.output.strip().splitlines()) <= 2
 
 
+@pytest.mark.parametrize(
+    ("path", "code"),
+    [
+        ("logbooks/Zm7Lw_3HqE/erin-asd-2.yaml", "unknown_logbook"),
+        ("logbooks/Zm7Lw_3HqF/erin-asd-1.yaml", "unknown_paper"),
+        ("claims/icml2026/Kp4rT9vQ2x.yaml", "misplaced_file"),
+    ],
+)
+def test_reproduce_refuses_a_logbook_path_as_check_does(
+    tmp_path: Path, path: str, code: str
+) -> None:
+    """One resolver: ``reproduce`` names the same problem ``check`` does, before any run."""
+    from reproaudit.errors import InputError
+    from reproaudit.reproduce.spec import load_spec
+
+    repo = repo_copy(tmp_path)
+    with pytest.raises(InputError) as raised:
+        load_spec(repo, path)
+    assert [p.code for p in raised.value.problems] == [code]
+
+
 @needs_bwrap
 def test_colour_only_when_asked_and_untrusted_escapes_are_dropped(tmp_path: Path) -> None:
     repo = repo_copy(tmp_path)
@@ -219,3 +240,21 @@ def test_only_numbers_from_cis_rerun_are_not_pending() -> None:
         text = comment(numbers)
         assert "| C1 | verified *(pending)* |" in text
         assert "*pending*: judged on the numbers the logbook reports" in text
+
+
+def test_a_path_typed_in_a_subfolder_is_read_from_there_by_the_cli_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CLI passes its working folder; the library alone reads paths against the repo."""
+    from reproaudit.errors import InputError
+    from reproaudit.logbook_arg import resolve_logbook
+
+    repo = repo_copy(tmp_path)
+    monkeypatch.chdir(repo / "logbooks/Zm7Lw_3HqE")
+    assert resolve_logbook(repo, "erin-asd-1.yaml", here=Path.cwd())[0] == ERIN
+    with pytest.raises(InputError):
+        resolve_logbook(repo, "erin-asd-1.yaml")  # no working folder: the repository only
+    result = CliRunner().invoke(cli, ["validate", "erin-asd-1.yaml", "--repo", str(repo)])
+    assert result.exit_code == 0, result.output
+    assert f"{ERIN}:10: warning" in result.output  # the logbook, found from here
+    assert "1 file checked: 0 error(s)" in result.output

@@ -166,3 +166,24 @@ def test_commands_catch_no_errors_by_hand() -> None:
             ):
                 offenders.append(f"{path.name}:{node.lineno}")
     assert offenders == []
+
+
+GLOBAL_STATE = (
+    "Path.cwd(",
+    "os.environ.setdefault(",
+    "matplotlib.use(",
+    "rcParams[",
+    "rcParams.update(",
+)
+
+
+def test_the_library_changes_no_global_state() -> None:
+    """Only the command line knows the working folder; no module sets process-wide state."""
+    found = [
+        f"{path.relative_to(PACKAGE)}:{n}: {line.strip()}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if "cli" not in path.relative_to(PACKAGE).parts
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if any(call in line for call in GLOBAL_STATE)
+    ]
+    assert found == [], "global state in the library:\n" + "\n".join(found)

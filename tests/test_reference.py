@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import string
 from pathlib import Path
 
 import pytest
@@ -22,8 +23,15 @@ def test_reference_file_is_up_to_date(rel: str) -> None:
 
 
 def test_every_problem_code_is_documented() -> None:
+    """Each code has its own heading on the reference page, then its severity and a doc
+    made of whole sentences that says more than the code's name."""
+    page = (ROOT / "scripts/reproaudit/site/docs/reference/problem-codes.md").read_text("utf-8")
     for code in CODES.values():
-        assert len(code.doc) > 40, f"{code.name} needs a docstring that says what, why and how"
+        words = code.name.replace("_", " ")
+        starts = code.doc[0] in "`" + string.ascii_uppercase
+        assert starts and code.doc.endswith((".", ")")), f"{code.name}: not whole sentences"
+        assert code.doc.lower().rstrip(".") != words, f"{code.name}: the doc only repeats it"
+        assert f"## `{code.name}`\n\n*{code.severity}*. {code.doc}\n" in page, code.name
 
 
 def test_every_problem_code_is_raised_somewhere() -> None:

@@ -20,12 +20,12 @@ from typing import Any
 from . import layout
 from . import problems as P
 from .ci.report import SCHEMA, Artifact, LocalRerun, Report, artifact_verdict, build_report
-from .errors import InputError
 from .judge.run import judge_in_memory
 from .loader import field_path
+from .logbook_arg import resolve_logbook
 from .models import Logbook
 from .pointers import explain_missing
-from .problems import Problem, did_you_mean
+from .problems import Problem
 from .repo import Corpus
 from .reproduce import WrittenRecord, reproduce_logbook
 from .validate import validate_repo
@@ -61,67 +61,6 @@ def head_of(repo: Path, paths: list[str]) -> tuple[str, bool]:
     return head, status == ""
 
 
-def resolve_logbook(repo: Path, logbook: Path | str) -> tuple[str, str, str]:
-    """(repository-relative path, paper id, logbook id), or a one-line error saying why not."""
-    path = Path(logbook)
-    if not path.is_absolute():
-        # relative to the repository when it names a file there, else to the working folder
-        # (a missing file: wherever the path lands inside the repository)
-        here = Path.cwd() / path
-        inside = here.resolve().is_relative_to(repo)
-        if (repo / path).exists() or not (here.exists() or inside):
-            path = repo / path
-        else:
-            path = here
-    try:
-        rel = path.resolve().relative_to(repo).as_posix()
-    except ValueError:
-        raise InputError(
-            Problem(P.MISPLACED_FILE, str(logbook), None, None, f"not inside the repository {repo}")
-        ) from None
-    data = layout.classify(rel)
-    if data is None or data.kind != "logbook":
-        raise InputError(
-            Problem(
-                P.MISPLACED_FILE,
-                rel,
-                None,
-                None,
-                "not a logbook: give logbooks/<paper>/<logbook>.yaml",
-            )
-        )
-    paper_id, logbook_id = data.key
-    corpus = Corpus(repo)
-    if paper_id not in corpus.paper_rels:
-        guess = did_you_mean(paper_id, corpus.paper_rels)
-        hint = (
-            f"did you mean logbooks/{guess}/{logbook_id}.yaml?"
-            if guess
-            else "logbooks live in logbooks/<paper id>/; `reproaudit task PAPER` lists a paper"
-        )
-        raise InputError(
-            Problem(
-                P.UNKNOWN_PAPER,
-                rel,
-                None,
-                None,
-                f"there is no paper {paper_id!r} under claims/",
-                hint,
-            )
-        )
-    if not path.is_file():
-        known = corpus.logbook_keys.get(paper_id, [])
-        guess = did_you_mean(logbook_id, known)
-        hint = (
-            f"did you mean {layout.logbook_rel(paper_id, guess)}?"
-            if guess
-            else f"start one with `reproaudit new logbook {paper_id} --id <you>-1 "
-            "--contributor <github>`"
-        )
-        raise InputError(Problem(P.UNKNOWN_LOGBOOK, rel, None, None, "no such logbook file", hint))
-    return rel, paper_id, logbook_id
-
-
 def pointer_problems(corpus: Corpus, rel: str, book: Logbook, outputs: Any) -> list[Problem]:
     """``source`` pointers that resolve to nothing in the re-run's outputs, with did-you-mean."""
     path = corpus.by_rel[rel]
@@ -144,11 +83,19 @@ def pointer_problems(corpus: Corpus, rel: str, book: Logbook, outputs: Any) -> l
 
 
 def check_logbook(
-    repo: Path, logbook: Path | str, *, rerun: bool | None = None, sandbox: str | None = None
+    repo: Path,
+    logbook: Path | str,
+    *,
+    rerun: bool | None = None,
+    sandbox: str | None = None,
+    here: Path | None = None,
 ) -> CheckResult:
-    """Validate, maybe re-run, judge in memory and report on one logbook; writes nothing."""
+    """Validate, maybe re-run, judge in memory and report on one logbook; writes nothing.
+
+    ``here``: the folder a relative ``logbook`` path was typed in (see ``resolve_logbook``).
+    """
     repo = Path(repo).resolve()
-    rel, paper_id, logbook_id = resolve_logbook(repo, logbook)
+    rel, paper_id, logbook_id = resolve_logbook(repo, logbook, here)
     report = validate_repo(repo, [rel])
     problems = list(report.problems)
     verdicts = []

@@ -24,7 +24,6 @@ from . import models as M
 from .problems import REFERENCE_PAGE
 
 PAGE = REFERENCE_PAGE
-SITE_PATH = "reference/data-files/"
 
 
 @dataclass(frozen=True)

@@ -123,31 +123,19 @@ def read_paper_text(path: Path, budget: int = TEXT_BUDGET) -> str:
         raise InputError(found)
     if path.suffix.lower() == ".pdf":
         text, skipped = _pdf_text(path, budget)
-        if len(text.split()) < 20 and skipped:
-            raise InputError(
-                Problem(
-                    P.INVALID_VALUE,
-                    rel,
-                    None,
-                    None,
+        if len(text.split()) < 20:
+            if skipped:
+                why = (
                     f"no text could be read: {skipped} page(s) were over the limits for one "
                     f"page (content over {P.human_size(MAX_PAGE_CONTENT)}, a stream over "
                     f"{P.human_size(MAX_STREAM_BYTES)} or over {MAX_PARSING_WORK:,} "
-                    "operations) and were skipped",
-                    "pass the paper's text as .md or .txt",
+                    "operations) and were skipped"
                 )
-            )
-        if len(text.split()) < 20:
-            raise InputError(
-                Problem(
-                    P.INVALID_VALUE,
-                    rel,
-                    None,
-                    None,
-                    "the PDF has no text layer (a scan?)",
-                    "run OCR first (e.g. ocrmypdf), or pass the paper as .md or .txt",
-                )
-            )
+                hint = "pass the paper's text as .md or .txt"
+            else:
+                why = "the PDF has no text layer (a scan?)"
+                hint = "run OCR first (e.g. ocrmypdf), or pass the paper as .md or .txt"
+            raise InputError(Problem(P.INVALID_VALUE, rel, None, None, why, hint))
         return text
     with open(path, "rb") as handle:  # a regular file, checked above
         raw = handle.read(budget * 4 + 4)  # UTF-8 takes at most 4 bytes a character

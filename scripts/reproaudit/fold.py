@@ -54,10 +54,6 @@ BUCKET_LABELS = {
 REVIEW_EFFECT = {"confirm": "falsified", "reject": "inconclusive"}
 
 
-def empty_verdicts() -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype="object") for c in VERDICT_COLUMNS})
-
-
 def apply_reviews(verdicts: pd.DataFrame, reviews: pd.DataFrame) -> pd.DataFrame:
     """Machine verdicts with the latest maintainer review of each (logbook, claim) applied.
 

@@ -118,18 +118,6 @@ def _yaml_below(root: Path, folder: Path) -> list[str]:
     )
 
 
-def paper_path(root: Path, paper_id: str) -> list[str]:
-    """Relative paths of every paper file with this id (more than one is an error)."""
-    base = root / "claims"
-    if not base.is_dir():
-        return []
-    return sorted(
-        f"claims/{venue.name}/{paper_id}.yaml"
-        for venue in _entries(base)
-        if venue.is_dir() and (Path(venue.path) / f"{paper_id}.yaml").is_file()
-    )
-
-
 def logbook_rel(paper: str, logbook: str) -> str:
     return f"logbooks/{paper}/{logbook}.yaml"
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -214,7 +215,12 @@ def _fail(
 
 _STR = f"{_TAG}str"
 _PLAIN_FIRST = frozenset("~nNtTfF-+.0123456789")  # first characters of non-string plain scalars
-_resolved: dict[str, str] = {}
+
+
+@lru_cache(maxsize=65536)
+def _implicit_tag(value: str) -> str:
+    """The YAML 1.2 core tag of a plain scalar: a pure function, so caching it is safe."""
+    return _resolver.resolve(ScalarNode, value, (True, False))
 
 
 def _scalar(event: yaml.ScalarEvent, rel: str) -> Any:
@@ -224,11 +230,7 @@ def _scalar(event: yaml.ScalarEvent, rel: str) -> Any:
         # Quoted scalars and plain words are strings: skip the regex resolver (the hot path).
         if not event.implicit[0] or (value and value[0] not in _PLAIN_FIRST):
             return value
-        tag = _resolved.get(value)
-        if tag is None:
-            tag = _resolver.resolve(ScalarNode, value, (True, False))
-            if len(_resolved) < 65536:
-                _resolved[value] = tag
+        tag = _implicit_tag(value)
     elif tag == "!":
         return value
     if tag not in _SCALAR_TAGS:

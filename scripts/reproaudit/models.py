@@ -76,9 +76,6 @@ Hardware = Literal[
     "h200x8",
 ]
 
-KINDS: tuple[str, ...] = get_args(Kind)
-FORMS: tuple[str, ...] = get_args(Form)
-SETUPS: tuple[str, ...] = get_args(Setup)
 VERDICTS: tuple[str, ...] = get_args(VerdictValue)
 FLAGS: tuple[str, ...] = get_args(Flag)
 HARDWARE: tuple[str, ...] = get_args(Hardware)

@@ -144,27 +144,17 @@ class Session:
         folder = Path(folder)
         a, b = folder / "a", folder / "b"
         if not _real_dir(a) or not _real_dir(b):
-            raise InputError(
-                Problem(
-                    P.INVALID_VALUE,
-                    str(folder),
-                    None,
-                    None,
-                    "expected two folders, a/ and b/, of images (not symlinks)",
-                    "put each pair's two images in a/ and b/ under the same file name",
-                )
+            raise _refused(
+                folder,
+                "expected two folders, a/ and b/, of images (not symlinks)",
+                "put each pair's two images in a/ and b/ under the same file name",
             )
         pairs = sorted(_image_names(a) & _image_names(b))
         if not pairs:
-            raise InputError(
-                Problem(
-                    P.INVALID_VALUE,
-                    str(folder),
-                    None,
-                    None,
-                    "no image has the same name in a/ and b/",
-                    "only regular PNG, JPEG, GIF or WebP files count (not symlinks)",
-                )
+            raise _refused(
+                folder,
+                "no image has the same name in a/ and b/",
+                "only regular PNG, JPEG, GIF or WebP files count (not symlinks)",
             )
         rng = random.Random(seed)
         session = cls(
@@ -264,6 +254,11 @@ class Session:
                     row = self.judgements[pair]
                     writer.writerow({k: csv_cell(row.get(k, "")) for k in COLUMNS})
             atomic_write(self.out, buffer.getvalue())
+
+
+def _refused(folder: Path, why: str, hint: str) -> InputError:
+    """The pairs folder cannot be reviewed: why, and how to lay it out."""
+    return InputError(Problem(P.INVALID_VALUE, str(folder), None, None, why, hint))
 
 
 def _real_dir(path: Path) -> bool:

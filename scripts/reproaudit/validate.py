@@ -43,9 +43,16 @@ class Report:
 
 
 def validate_repo(
-    root: Path, paths: Iterable[str | Path] = (), changed_from: str | None = None
+    root: Path,
+    paths: Iterable[str | Path] = (),
+    changed_from: str | None = None,
+    here: Path | None = None,
 ) -> Report:
-    """Validate the repository at ``root``: everything, some paths, or a change."""
+    """Validate the repository at ``root``: everything, some paths, or a change.
+
+    ``here``: the folder relative ``paths`` were typed in (the CLI's working folder);
+    None reads them against ``root`` only.
+    """
     root = Path(root).resolve()
     corpus = Corpus(root)
     report = Report()
@@ -56,7 +63,7 @@ def validate_repo(
     else:
         rels: set[str] = set()
         for given in paths:
-            rels |= _expand(root, corpus, given)
+            rels |= _expand(root, corpus, given, here)
         if changed_from is not None:
             changed, problems = git_changed(root, changed_from)
             report.problems.extend(problems)
@@ -512,10 +519,13 @@ def _stray_problems(rels: Iterable[str]) -> list[Problem]:
     return out
 
 
-def _expand(root: Path, corpus: Corpus, given: str | Path) -> set[str]:
+def _expand(root: Path, corpus: Corpus, given: str | Path, here: Path | None) -> set[str]:
     """Repository-relative data paths named by a path argument (file or folder)."""
     path = Path(given)
-    candidates = [path] if path.is_absolute() else [Path.cwd() / path, root / path]
+    if path.is_absolute():
+        candidates = [path]
+    else:
+        candidates = [root / path] if here is None else [here / path, root / path]
     for candidate in candidates:
         if candidate.exists():
             try:

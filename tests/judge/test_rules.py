@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from reproaudit.judge.rules import (
+    _MISSING,
     Judgement,
     Point,
     Rerun,
@@ -320,6 +321,16 @@ def test_pointer_resolution() -> None:
     assert resolve_pointer(doc, "/C1/acc") == 0.9
     assert resolve_pointer(doc, "/C1/nope") is not resolve_pointer(doc, "/C1/acc")
     assert resolve_pointer(doc, "") is doc
+
+
+@pytest.mark.parametrize(
+    "pointer",
+    ["/C1/nope", "C1/acc", "/a~2b", "/l/-", "/l/01", "/l/9", "/C1/acc/deeper", "/l/x"],
+)
+def test_a_pointer_that_leads_nowhere_is_missing(pointer: str) -> None:
+    """Malformed pointers, past-the-end and non-canonical indices resolve to nothing."""
+    doc = {"C1": {"acc": 0.9}, "l": [1, 2]}
+    assert resolve_pointer(doc, pointer) is _MISSING
 
 
 def test_a_boolean_in_the_outputs_is_not_a_number() -> None:

@@ -92,7 +92,6 @@ def test_a_malicious_logbook_through_reproduce_pr_and_store(github_api, base_rep
     found = json.loads(outputs)["found"]
     assert TOKEN not in outputs and "GITHUB" not in outputs
     assert "REACHED" not in found and "unreachable: URLError" in found
-    assert "FORGED" not in found or not victim.joinpath("run.json").exists()
     assert not (victim / "run.json").exists()
     assert not any(path.endswith("/pwned") for _, path, _ in github_api.requests)
     assert not _alive_with("time.sleep(71.625)")

@@ -218,7 +218,10 @@ def test_the_claims_grid_becomes_a_list_per_claim_on_a_phone(
     cell = page.locator("table.ra-grid tbody td").nth(1)
     assert cell.evaluate("td => getComputedStyle(td).display") == "block"
     label = cell.evaluate("td => getComputedStyle(td, '::before').content")
-    assert "heidi-tagger-1" in label or "ivan-tagger-1" in label
+    # a row is the claim (th), its outcome, then one cell per logbook column
+    column = page.locator("table.ra-grid thead th").nth(2).text_content() or ""
+    logbook = next(b for b in ("heidi-tagger-1", "ivan-tagger-1") if b in column)
+    assert logbook in label, (label, column)  # the cell says which logbook it belongs to
     assert page.locator("table.ra-grid thead").bounding_box()["height"] <= 1
     context.close()
     wide = browser.new_context(viewport=DESKTOP)

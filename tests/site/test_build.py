@@ -49,7 +49,8 @@ class Links(HTMLParser):
 def test_every_internal_link_and_asset_resolves(built: Path) -> None:
     broken = []
     pages = list(built.rglob("*.html"))
-    assert len(pages) > 20
+    wanted = {"index.html", "papers/index.html", "papers/Hq3VbX0tLs/index.html", "404.html"}
+    assert wanted <= {p.relative_to(built).as_posix() for p in pages}
     for page in pages:
         parser = Links()
         parser.feed(page.read_text(encoding="utf-8"))
@@ -86,10 +87,32 @@ def test_home_has_the_headline_table_charts_and_newest_verdicts(built: Path) -> 
     assert "At least one claim verified 3 50.0%" in text
     assert "At least one claim falsified or contested 3 50.0%" in text
     assert "Newest verdicts" in text
-    for chart in ("buckets.svg", "verdicts-over-time.svg"):
-        svg = (built / "assets/charts" / chart).read_text()
-        ET.fromstring(svg)  # well-formed
-        assert "<text" in svg or "font" in svg
+    labels = {
+        "buckets.svg": {"6 papers judged", "papers"},
+        "verdicts-over-time.svg": {"claim verdicts", "verified"},
+    }
+    for chart, wanted in labels.items():
+        svg = ET.fromstring((built / "assets/charts" / chart).read_text())  # well-formed
+        texts = {"".join(t.itertext()) for t in svg.iter("{http://www.w3.org/2000/svg}text")}
+        assert wanted <= texts, (chart, texts)
+
+
+def test_charts_leave_matplotlib_settings_alone(site_build: tuple[Path, Path]) -> None:
+    """Building leaves mkdocs' log level as it was; a chart changes no matplotlib setting
+    and picks no backend."""
+    import logging
+
+    import matplotlib
+
+    from reproaudit.site.charts import buckets_chart
+    from reproaudit.site.data import load_site_data
+
+    assert logging.getLogger("mkdocs").level == logging.NOTSET  # the build restored it
+    before = dict(matplotlib.rcParams)
+    backend = matplotlib.rcParams._get_backend_or_none()  # None until someone picks one
+    buckets_chart(load_site_data(site_build[0], NOW))
+    assert dict(matplotlib.rcParams) == before
+    assert matplotlib.rcParams._get_backend_or_none() == backend
 
 
 def test_paper_page_grid_contested_and_badge(built: Path) -> None:
@@ -228,6 +251,43 @@ def test_untrusted_writeup_cannot_inject_markup(tmp_path: Path) -> None:
     assert "<script>alert(1)</script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert 'href="javascript:' not in html
+
+
+def test_a_writeup_quoting_the_shell_markers_is_shown_as_written(tmp_path: Path) -> None:
+    """Markers and the shell's own URL in page text are not substituted (one pass)."""
+    from reproaudit.site import plugin
+
+    quoted = (
+        f"{plugin.TITLE_MARK} {plugin.DESCRIPTION_MARK} {plugin.FEED_MARK} ra-shell-0b1c/s1/s2/"
+    )
+    repo = example_repo(tmp_path)
+    (repo / "logbooks/T5wPj8mRaK/kai-speedup-1.md").write_text(f"# Notes\n\nQuoted: {quoted}\n")
+    out = build_site(repo, tmp_path / "o", now=NOW).out
+    html = (out / "papers/T5wPj8mRaK/kai-speedup-1/index.html").read_text()
+    assert f"Quoted: {quoted}" in html
+    assert "<title>" + plugin.TITLE_MARK not in html  # the shell's own markers are filled
+
+
+def test_fill_shell_does_not_rescan_what_it_put_in() -> None:
+    from reproaudit.site.plugin import CONTENT_MARK, DESCRIPTION_MARK, TITLE_MARK, fill_shell
+    from reproaudit.site.render import Page
+
+    shell = (
+        f"<title>{TITLE_MARK}</title><meta content={DESCRIPTION_MARK}>"
+        f'<a href="/ra-shell-0b1c/s1/">me</a>{CONTENT_MARK}'
+    )
+    page = Page(
+        "papers/P1/index.md",
+        title=f"about {DESCRIPTION_MARK}",
+        html=f"<p>{TITLE_MARK} {CONTENT_MARK} ra-shell-0b1c/s1/</p>",
+        description="short",
+        shell=True,
+    )
+    filled = fill_shell(shell, page, "papers/P1/")
+    assert filled == (
+        f"<title>about {DESCRIPTION_MARK}</title><meta content=short>"
+        f'<a href="/papers/P1/">me</a><p>{TITLE_MARK} {CONTENT_MARK} ra-shell-0b1c/s1/</p>'
+    )
 
 
 def test_a_failed_build_keeps_the_previous_site(tmp_path: Path) -> None:
@@ -416,6 +476,26 @@ def test_site_url_makes_badges_feeds_and_sitemap_absolute(built: Path) -> None:
     locs = re.findall(r"<loc>([^<]+)</loc>", (built / "sitemap.xml").read_text())
     assert locs and all(loc.startswith(SITE) for loc in locs)
     assert f"{SITE}papers/Kp4rT9vQ2x/carol-paging-1/" in locs
+
+
+def test_mkdocs_yml_inherits_the_package_defaults_and_its_own_parent(tmp_path: Path) -> None:
+    """The repository's file over the defaults (mappings merge, lists replace), its own
+    INHERIT chain honoured; with no file at all, the defaults alone."""
+    from reproaudit.site.build import merged_config
+
+    (tmp_path / "base.yml").write_text("site_url: https://audit.example.org/x\nextra: {a: 1}\n")
+    (tmp_path / "mkdocs.yml").write_text(
+        "INHERIT: base.yml\nsite_name: Mine\ntheme: {palette: []}\nextra: {b: 2}\n"
+    )
+    config = merged_config(tmp_path)
+    assert config["site_name"] == "Mine"
+    assert config["site_url"] == "https://audit.example.org/x/"
+    assert config["extra"] == {"a": 1, "b": 2}
+    assert config["theme"]["name"] == "material" and config["theme"]["palette"] == []
+    assert config["theme"]["font"] is False  # a default kept under a partial override
+    assert "INHERIT" not in config
+    bare = merged_config(tmp_path / "nothing-here")
+    assert bare["site_name"] == "reproaudit" and "reproaudit" in bare["plugins"]
 
 
 def test_site_url_option_wins_over_mkdocs_yml(tmp_path: Path) -> None:

@@ -106,10 +106,6 @@ def tree_changes(repo_dir: Path, base: str, head: str) -> list[Change]:
     return sorted(changes)
 
 
-def merge_base(repo_dir: Path, base: str, head: str) -> str:
-    return _git(repo_dir, "merge-base", _ref(base), _ref(head)).decode().strip()
-
-
 def read_blob(repo_dir: Path, ref: str, path: str) -> bytes | None:
     """A file's bytes at ``ref`` (None when it is not there), refused over 2 MB."""
     spec = f"{_ref(ref)}:{path}"

@@ -129,13 +129,7 @@ class GitHub:
         return self.get(f"/repos/{repo}/pulls/{number}")
 
     def pull_files(self, repo: str, number: int) -> list[str]:
-        files = self.paginate(f"/repos/{repo}/pulls/{number}/files")
-        out = []
-        for item in files:
-            out.append(item["filename"])
-            if item.get("previous_filename"):
-                out.append(item["previous_filename"])
-        return out
+        return _changed_paths(self.paginate(f"/repos/{repo}/pulls/{number}/files"))
 
     def pull_files_complete(self, repo: str, number: int) -> tuple[list[str], bool]:
         """The PR's changed paths, and whether that list is complete.
@@ -146,12 +140,7 @@ class GitHub:
         """
         total = int(self.pull(repo, number).get("changed_files") or 0)
         items = self.paginate(f"/repos/{repo}/pulls/{number}/files")
-        out = []
-        for item in items:
-            out.append(item["filename"])
-            if item.get("previous_filename"):
-                out.append(item["previous_filename"])
-        return out, len(items) == total and total < MAX_LISTED_FILES
+        return _changed_paths(items), len(items) == total and total < MAX_LISTED_FILES
 
     def workflow_runs(self, repo: str, head_sha: str, *, event: str) -> list[dict[str, Any]]:
         """Workflow runs for one head commit and trigger event (newest first, as GitHub lists)."""
@@ -230,3 +219,13 @@ def _message(response: httpx.Response) -> str:
         return str(response.json().get("message", response.text[:200]))
     except ValueError:
         return response.text[:200]
+
+
+def _changed_paths(items: list[dict[str, Any]]) -> list[str]:
+    """Each changed file's path, and its old path too when it was renamed."""
+    out = []
+    for item in items:
+        out.append(item["filename"])
+        if item.get("previous_filename"):
+            out.append(item["previous_filename"])
+    return out

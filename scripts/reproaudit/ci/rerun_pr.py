@@ -14,8 +14,6 @@ from pathlib import Path
 from .flow import drop_tokens, fetch_for_rerun, fetched_logbooks
 from .github import GitHub
 
-STAGES = ("all", "fetch", "run")
-
 
 def reproduce_pr(
     repo: Path,

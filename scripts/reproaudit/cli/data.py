@@ -35,7 +35,7 @@ def validate(paths: tuple[str, ...], changed_from: str | None, fmt: str, repo: P
 
     if not repo.is_dir():
         raise click.UsageError(f"--repo {repo} is not a directory")
-    report = validate_repo(repo, paths, changed_from)
+    report = validate_repo(repo, paths, changed_from, here=Path.cwd())
     if fmt == "json":
         click.echo(format_problems(report.problems, "json"))
     else:

@@ -103,7 +103,7 @@ def check(logbook: Path, rerun: bool | None, fmt: str, sandbox: str | None, repo
     from ..ci.report import render_markdown
     from ..report_text import render_terminal
 
-    result = check_logbook(repo, logbook, rerun=rerun, sandbox=sandbox)
+    result = check_logbook(repo, logbook, rerun=rerun, sandbox=sandbox, here=Path.cwd())
     if fmt == "markdown":
         click.echo(render_markdown(result.report), nl=False)
     else:
@@ -155,6 +155,7 @@ def reproduce(
         source_repo_url=source_repo_url,
         source_sha=source_sha,
         namespace=namespace,
+        here=Path.cwd(),
     )
     click.echo(describe_record(record))
     raise SystemExit(0 if record.status == "passed" else 1)

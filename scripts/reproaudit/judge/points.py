@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from jsonpointer import EndOfList, JsonPointer, JsonPointerException
+
 from ..models import FLAGS, Measurement, Result, Sweep, Target
 from ..units import UnitError, convert, normalise_per, split_per
 
@@ -57,21 +59,13 @@ _MISSING = object()
 
 
 def resolve_pointer(document: Any, pointer: str) -> Any:
-    """RFC 6901 JSON pointer lookup; ``_MISSING`` when it leads nowhere."""
-    if pointer == "":
-        return document
-    if not pointer.startswith("/"):
+    """RFC 6901 JSON pointer lookup (the ``jsonpointer`` library); ``_MISSING`` when the
+    pointer is malformed or leads nowhere, including the past-the-end index ``-``."""
+    try:
+        found = JsonPointer(pointer).resolve(document, _MISSING)
+    except JsonPointerException:  # malformed: no leading "/", a bad "~" escape
         return _MISSING
-    node = document
-    for raw in pointer[1:].split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return _MISSING
-    return node
+    return _MISSING if isinstance(found, EndOfList) else found
 
 
 def number_or_none(value: Any) -> float | None:

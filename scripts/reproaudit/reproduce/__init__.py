@@ -55,6 +55,7 @@ def reproduce_logbook(
     source_sha: str | None = None,
     poll_s: float = 5.0,
     max_wait_s: float | None = None,
+    here: Path | None = None,
 ) -> WrittenRecord:
     """Re-run one logbook and write its record under ``out``; return what was written.
 
@@ -68,11 +69,12 @@ def reproduce_logbook(
     ``source_repo_url``/``source_sha`` tell a job where to fetch a ``code.path``
     logbook: the audit repository and the approved pull-request head.
     A run that fails or times out is still a record (status says so); only a
-    logbook that cannot be run at all raises ``ReproauditError``.
+    logbook that cannot be run at all raises ``ReproauditError``. ``here`` is the folder
+    a relative ``logbook_path`` was typed in (the CLI's working folder).
     """
     if backend not in BACKENDS:
         raise ReproauditError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
-    spec = load_spec(Path(repo), logbook_path)
+    spec = load_spec(Path(repo), logbook_path, here)
     limits = limits or Limits(wall_s=spec.timeout_s)
     image = spec.reproduce.image
     if backend == "local":

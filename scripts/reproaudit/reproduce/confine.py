@@ -43,18 +43,3 @@ def escaping_links(folder: str, jail: str) -> list:
             if os.path.islink(full) and not inside(full, jail):
                 out.append(os.path.relpath(full, folder).replace(os.sep, "/"))
     return out
-
-
-def confined_file(root: str, rel: str):
-    """``root/rel`` when it is a regular file inside ``root`` (links resolved), else a reason.
-
-    Returns ``(path, None)`` or ``(None, why)``.
-    """
-    path = os.path.join(root, rel)
-    if not os.path.lexists(path):
-        return None, "missing"
-    if not inside(path, root):
-        return None, "leads outside the folder (a link?)"
-    if not os.path.isfile(path):
-        return None, "is not a regular file"
-    return os.path.realpath(path), None

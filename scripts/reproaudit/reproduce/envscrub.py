@@ -14,12 +14,11 @@ import re
 SECRET_NAME = re.compile(
     r"TOKEN|SECRET|PASSWORD|CREDENTIAL|API_KEY|ACCESS_KEY|AUTH|COOKIE|PRIVATE", re.IGNORECASE
 )
-# What a re-run sees, whatever the caller's environment holds.
-ALLOWED = ("PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE")
 
 
 def scrubbed_env(path: str, home: str, tmpdir: str, extra=None) -> dict:
-    """The allow-listed environment of a re-run; ``extra`` adds e.g. ``PYTHONPATH``."""
+    """The allow-listed environment of a re-run, whatever the caller's environment holds;
+    ``extra`` adds e.g. ``PYTHONPATH`` (never a name that looks like a secret)."""
     env = {
         "PATH": path,
         "HOME": home,

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import shutil
@@ -158,10 +157,6 @@ def write_record(
 
 def record_json(record: RunRecord) -> bytes:
     return (json.dumps(record.model_dump(mode="json"), indent=2) + "\n").encode("utf-8")
-
-
-def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def tail_of(log: str) -> str:

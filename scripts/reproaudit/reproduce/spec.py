@@ -11,10 +11,10 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .. import layout
 from .. import problems as P
 from ..errors import InputError, ReproauditError
 from ..loader import load_model
+from ..logbook_arg import resolve_logbook
 from ..models import Code, Logbook, Reproduce, parse_duration
 from ..problems import Problem
 from .confine import clean_logbook_path, escaping_links, inside
@@ -40,45 +40,9 @@ class RunSpec:
         return (PurePosixPath("logbooks") / self.paper / clean_code_path(self)).as_posix()
 
 
-def logbook_rel(repo: Path, logbook_path: str | Path) -> str:
-    """The repository-relative path of a logbook given as a path (absolute or relative)."""
-    repo = Path(repo).resolve()
-    given = Path(logbook_path)
-    candidates = [given] if given.is_absolute() else [repo / given, Path.cwd() / given]
-    for path in candidates:
-        if path.is_file():
-            try:
-                return path.resolve().relative_to(repo).as_posix()
-            except ValueError:
-                break
-    raise InputError(
-        Problem(
-            P.UNKNOWN_LOGBOOK,
-            str(logbook_path),
-            None,
-            None,
-            f"no logbook file {str(logbook_path)!r} in the repository {repo}",
-            "give the path of a logbook, e.g. logbooks/<paper>/<logbook>.yaml",
-        )
-    )
-
-
-def load_spec(repo: Path, logbook_path: str | Path) -> RunSpec:
+def load_spec(repo: Path, logbook_path: str | Path, here: Path | None = None) -> RunSpec:
     """Load a logbook and check it can be re-run; raise ``ReproauditError`` when not."""
-    rel = logbook_rel(repo, logbook_path)
-    where = layout.classify(rel)
-    if where is None or where.kind != "logbook":
-        raise InputError(
-            Problem(
-                P.MISPLACED_FILE,
-                rel,
-                None,
-                None,
-                "not a logbook: logbooks live at logbooks/<paper>/<logbook>.yaml",
-                "give the path of a logbook file",
-            )
-        )
-    paper, logbook = where.key
+    rel, paper, logbook = resolve_logbook(repo, logbook_path, here)
     book = load_model(Path(repo) / rel, Logbook, rel)
     if book.logbook.paper != paper or book.logbook.id != logbook:
         raise InputError(

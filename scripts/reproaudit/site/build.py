@@ -2,15 +2,14 @@
 
 Works on any repository with ``claims/``, ``logbooks/`` and ``verdicts/``. The
 package ships default settings (``site/mkdocs.yml``), pages (``site/docs/``) and
-assets; a repository's own ``mkdocs.yml`` is merged over the settings and its
-``site/`` folder over the pages. The build happens in a temporary docs folder;
+assets; a repository's own ``mkdocs.yml`` inherits the settings (as INHERIT would), and
+its ``site/`` folder goes over the pages. The build happens in a temporary docs folder;
 the output folder is replaced only when the build succeeds.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 import tempfile
 import time
@@ -48,11 +47,15 @@ def _package_dir() -> Path:
 
 
 def merged_config(root: Path, site_url: str | None = None) -> dict[str, Any]:
-    """The package's mkdocs settings with the repository's ``mkdocs.yml`` merged over them.
+    """The package's mkdocs settings with the repository's ``mkdocs.yml`` over them.
 
-    ``site_url`` (``build --site-url``) wins over both: a fork or a preview deploys the
-    same repository at another address.
+    The repository's file inherits the package's defaults exactly as mkdocs' ``INHERIT``
+    would (mkdocs' loader and its merge: mappings merge, anything else is replaced), without
+    naming them: their path differs per install. Its own ``INHERIT`` chain, if any, is read
+    by mkdocs as usual. ``site_url`` (``build --site-url``) wins over both: a fork or a
+    preview deploys the same repository at another address.
     """
+    import mergedeep
     from mkdocs.utils.yaml import yaml_load
 
     with open(_package_dir() / "mkdocs.yml", encoding="utf-8") as handle:
@@ -60,7 +63,7 @@ def merged_config(root: Path, site_url: str | None = None) -> dict[str, Any]:
     own = root / "mkdocs.yml"
     if own.is_file():
         with open(own, encoding="utf-8") as handle:
-            mine = yaml_load(handle) or {}
+            mine = yaml_load(handle)
         if not isinstance(mine, dict):
             raise ReproauditError(
                 Problem(
@@ -71,7 +74,7 @@ def merged_config(root: Path, site_url: str | None = None) -> dict[str, Any]:
                     "mkdocs.yml must hold a mapping of settings",
                 )
             )
-        config = _merge(config, mine)
+        config = mergedeep.merge(config, mine)  # what yaml_load does for INHERIT
     plugins = config.get("plugins") or []
     names = [next(iter(p)) if isinstance(p, dict) else p for p in plugins]
     if "reproaudit" not in names:
@@ -87,16 +90,6 @@ def merged_config(root: Path, site_url: str | None = None) -> dict[str, Any]:
     if config.get("site_url"):
         config["site_url"] = str(config["site_url"]).rstrip("/") + "/"
     return config
-
-
-def _merge(base: dict, over: dict) -> dict:
-    out = dict(base)
-    for key, value in over.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merge(out[key], value)
-        else:
-            out[key] = value
-    return out
 
 
 def _stage_docs(root: Path, docs: Path) -> None:
@@ -240,11 +233,14 @@ def _render_and_build(
         raise ReproauditError(problems)
     plugin = config.plugins["reproaudit"]
     plugin.feed(pages, outputs)
-    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-    logging.getLogger("mkdocs").setLevel(logging.WARNING)
+    log = logging.getLogger("mkdocs")
+    level = log.level
+    log.setLevel(logging.WARNING)  # mkdocs' INFO lines are noise here; the caller's level after
     try:
         mkdocs_build(config)
     except (Abort, MkDocsException) as exc:
         raise ReproauditError(f"the site build failed: {exc}") from None
+    finally:
+        log.setLevel(level)
     timings["mkdocs build (and paper pages)"] = time.perf_counter() - step
     return pages, outputs

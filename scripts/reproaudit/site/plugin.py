@@ -19,6 +19,7 @@ import gzip
 import html
 import re
 import shutil
+from functools import lru_cache
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -144,24 +145,47 @@ class ReproauditPlugin(BasePlugin):
 
 
 def fill_shell(shell: str, page: Page, url: str) -> str:
-    """The shell of the page's depth with its title, description, feed, content and URL."""
-    shell_url = page_url(shell_src(depth_of(url)))
-    text = shell.replace(TITLE_MARK, html.escape(page.title, quote=True))
-    text = text.replace(DESCRIPTION_MARK, html.escape(page.description or page.title, quote=True))
+    """The shell of the page's depth with its title, description, feed, content and URL.
+
+    One pass over the shell: text put in (a write-up quoting a marker or a shell URL) is
+    never scanned again, so it stays as written.
+    """
     if page.feed:
         feed = html.escape(relative(url, page.feed), quote=True)
         title = html.escape(page.feed_title or page.title, quote=True)
-        text = FEED_LINK.sub(
-            lambda _: (
-                f'<link rel="alternate feed" type="application/atom+xml" title="{title}" '
-                f'href="{feed}">\n'
-            ),
-            text,
-            count=1,
+        feed_link = (
+            f'<link rel="alternate feed" type="application/atom+xml" title="{title}" '
+            f'href="{feed}">\n'
         )
     else:
-        text = FEED_LINK.sub("", text, count=1)
-    return text.replace(CONTENT_MARK, page.content()).replace(shell_url, url)
+        feed_link = ""
+    shell_url = page_url(shell_src(depth_of(url)))
+    values = {
+        TITLE_MARK: html.escape(page.title, quote=True),
+        DESCRIPTION_MARK: html.escape(page.description or page.title, quote=True),
+        CONTENT_MARK: page.content(),
+        shell_url: url,
+    }
+    texts, marks = _split(shell, shell_url)
+    out = [texts[0]]
+    for mark, text in zip(marks, texts[1:], strict=True):
+        out += (values.get(mark, feed_link), text)
+    return "".join(out)
+
+
+@lru_cache(maxsize=16)
+def _split(shell: str, shell_url: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The shell cut at its markers, its feed link and its own URL, once per shell:
+    (the texts around them, what stood at each cut)."""
+    plain = (TITLE_MARK, DESCRIPTION_MARK, CONTENT_MARK, shell_url)
+    pattern = re.compile("|".join([FEED_LINK.pattern, *map(re.escape, plain)]))
+    texts, marks, at = [], [], 0
+    for match in pattern.finditer(shell):
+        texts.append(shell[at : match.start()])
+        marks.append(match[0])
+        at = match.end()
+    texts.append(shell[at:])
+    return tuple(texts), tuple(marks)
 
 
 def _extend_sitemap(site: Path, site_url: str | None, urls: list[str]) -> None:

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache, partial
-from io import StringIO
 from typing import Any
 from xml.etree import ElementTree as ET
 
@@ -25,25 +24,9 @@ from markupsafe import Markup
 from ..export import COLUMNS, export_frame
 from . import context as ctx
 from . import words
+from .charts import BUCKET_COLOURS, CHART_SIZE, buckets_chart, verdicts_over_time_chart
 from .chips import Chips
 from .data import SiteData
-
-BUCKET_COLOURS = {
-    "contested": "#8e3ea8",
-    "fully_reproduced": "#1b7f3b",
-    "mixed": "#b35c00",
-    "partial": "#2f6fb0",
-    "falsified": "#b3261e",
-    "toy_only": "#6b6b6b",
-    "inconclusive": "#555555",
-    "untested": "#555555",
-}
-VERDICT_COLOURS = {
-    "verified": "#1b7f3b",
-    "falsified": "#b3261e",
-    "toy": "#6b6b6b",
-    "inconclusive": "#9a9a9a",
-}
 
 
 @dataclass(frozen=True)
@@ -70,7 +53,6 @@ class Page:
         return self.html if isinstance(self.html, str) else self.html()
 
 
-CHART_SIZE = (4.5, 3.0)  # inches at 72 user units each: the SVG's text stays >= 12 px
 PAGE_SIZE = 100  # rows per page of the static lists and the leaderboard
 
 
@@ -434,75 +416,6 @@ def badge_svg(bucket: str, text: str | None = None) -> bytes:
 </svg>
 """
     return svg.encode("utf-8")
-
-
-def _figure(width: float = CHART_SIZE[0], height: float = CHART_SIZE[1]) -> tuple[Any, Any]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plt.rcParams.update(
-        {
-            "svg.hashsalt": "reproaudit",
-            "svg.fonttype": "none",
-            "font.size": 12,  # real SVG text, shown at its own size (12 px)
-            "axes.spines.top": False,
-            "axes.spines.right": False,
-        }
-    )
-    return plt.subplots(figsize=(width, height))
-
-
-def _svg(fig: Any) -> bytes:
-    import matplotlib.pyplot as plt
-
-    buffer = StringIO()
-    fig.tight_layout()
-    fig.savefig(buffer, format="svg", metadata={"Date": None}, facecolor="white")
-    plt.close(fig)
-    # matplotlib sizes the SVG in pt (1.33 px each); in px, its 12-unit text is 12 px on screen
-    svg = re.sub(r'(<svg[^>]*?(?:width|height)="[\d.]+)pt"', r'\1"', buffer.getvalue(), count=1)
-    svg = re.sub(r'(<svg[^>]*?(?:width|height)="[\d.]+)pt"', r'\1"', svg, count=1)
-    return svg.encode("utf-8")
-
-
-def buckets_chart(data: SiteData) -> bytes:
-    home = ctx.home_context(data)
-    fig, ax = _figure()
-    labels = [b["label"] for b in home["buckets"]][::-1]
-    counts = [b["count"] for b in home["buckets"]][::-1]
-    colours = [BUCKET_COLOURS[b["key"]] for b in home["buckets"]][::-1]
-    bars = ax.barh(labels, counts, color=colours)
-    ax.bar_label(bars, labels=[f"{c:,}" for c in counts], padding=3)
-    ax.set_xlabel("papers")
-    ax.set_title(f"{home['table']['papers_judged']:,} papers judged", loc="left", fontsize=12)
-    ax.margins(x=0.25)  # room for the count labels
-    return _svg(fig)
-
-
-def verdicts_over_time_chart(data: SiteData) -> bytes:
-    rows = data.rows
-    fig, ax = _figure()
-    if rows.empty:
-        ax.text(0.5, 0.5, "no verdicts yet", ha="center", va="center", transform=ax.transAxes)
-        ax.set_axis_off()
-        return _svg(fig)
-    month = rows["judged_at"].dt.tz_convert("UTC").dt.strftime("%Y-%m")
-    table = rows.assign(month=month).pivot_table(
-        index="month", columns="verdict", values="claim", aggfunc="count", fill_value=0
-    )
-    bottom = [0] * len(table)
-    for verdict, colour in VERDICT_COLOURS.items():
-        if verdict not in table:
-            continue
-        heights = table[verdict].tolist()
-        ax.bar(table.index.tolist(), heights, bottom=bottom, color=colour, label=verdict)
-        bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
-    ax.set_ylabel("claim verdicts")
-    ax.legend(frameon=False, ncols=2, loc="upper left", bbox_to_anchor=(0, 1.3), fontsize=12)
-    ax.tick_params(axis="x", labelrotation=45)
-    return _svg(fig)
 
 
 def atom_feed(data: SiteData, site_name: str, paper_id: str | None = None) -> bytes:
