@@ -7,6 +7,9 @@ alias bombs), custom tags (no ``!!python/object``), duplicate keys, multiple
 documents and files over a size limit. While building, it records the line of
 each mapping key and sequence item, so a schema error at
 ``results[0].claim`` is reported at that line of that file.
+
+Over 400 lines because the event-stream reader, its refusals and the line bookkeeping are
+one tight loop that must stay fast (it reads 13,000 files in seconds).
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ The library never prints. It returns ``Problem`` objects (or raises an
 JSON or GitHub annotations. Every problem has a stable ``code`` registered in
 ``CODES`` with a docstring; ``reproaudit`` generates the reference page of
 codes from those docstrings.
+
+Over 400 lines because it is the registry of every problem code with its documentation,
+from which the reference page is generated.
 """
 
 from __future__ import annotations

@@ -104,13 +104,14 @@ def test_charts_leave_matplotlib_settings_alone(site_build: tuple[Path, Path]) -
 
     import matplotlib
 
+    from reproaudit.repo import Corpus
     from reproaudit.site.charts import buckets_chart
     from reproaudit.site.data import load_site_data
 
     assert logging.getLogger("mkdocs").level == logging.NOTSET  # the build restored it
     before = dict(matplotlib.rcParams)
     backend = matplotlib.rcParams._get_backend_or_none()  # None until someone picks one
-    buckets_chart(load_site_data(site_build[0], NOW))
+    buckets_chart(load_site_data(Corpus(site_build[0]), NOW))
     assert dict(matplotlib.rcParams) == before
     assert matplotlib.rcParams._get_backend_or_none() == backend
 

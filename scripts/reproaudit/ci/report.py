@@ -5,6 +5,9 @@ request's code and no secrets, and writes one JSON artifact. ``report`` runs
 with the base branch's code, reads that artifact as untrusted data (strict
 schema, sizes capped, PR number and head SHA checked against the trusted
 event), and renders the one sticky comment and the check-run summary.
+
+Over 400 lines because the artifact's strict schema, its computation and the report's
+rendering change together; the trusted ownership rule lives in ``ownership.py``.
 """
 
 from __future__ import annotations

@@ -20,6 +20,9 @@ What it does not do, on purpose:
   logbook always lands in the same file, and edits made to that file by hand
   are replaced: keep the trackio logbook as the source of truth, or stop
   re-importing once you edit the YAML.
+
+Over 400 lines because reading the workspace safely, mapping pages to results and the
+ownership rules of a re-import are one import; the page parser is ``trackio_format.py``.
 """
 
 from __future__ import annotations

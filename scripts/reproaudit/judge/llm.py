@@ -19,6 +19,9 @@ verdict obeys (toy cap, re-run requirement, injection rule). For a claim with
 a target the rules verdict stands unless the LLM agrees; an LLM disagreement is
 ``judge_conflict``. Transport (time, bytes, retries, circuit breaker) is
 ``endpoint.py``'s.
+
+Over 400 lines because the request order above, the reply schemas and the vote are one
+protocol; the transport is ``endpoint.py`` and the injection detector ``injection.py``.
 """
 
 from __future__ import annotations

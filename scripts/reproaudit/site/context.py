@@ -608,10 +608,6 @@ def _logbook_rows(data: SiteData, keys: list[Key]) -> list[dict[str, Any]]:
     return rows[::-1]
 
 
-def people_by_handle(data: SiteData) -> dict[str, dict[str, Any]]:
-    return {c["github"].lower(): c for c in contributors_context(data)}
-
-
 def paper_rows(data: SiteData) -> list[dict[str, Any]]:
     """One row per paper, sorted by title (A-Z), for the static lists."""
     logbooks = Counter(k[0] for k in data.logbooks)

@@ -5,6 +5,9 @@ content of a page (an HTML fragment), and the mkdocs plugin places it inside
 whatever theme the site uses. Generated pages never go through Markdown.
 Untrusted text (titles, notes, write-ups) is escaped by jinja2's autoescape;
 write-ups are rendered by markdown-it with raw HTML disabled.
+
+Over 400 lines because it renders every page kind and file of the site from the typed
+contexts; each renderer is a short function over one template.
 """
 
 from __future__ import annotations
