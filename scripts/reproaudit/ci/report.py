@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .. import layout
 from .. import problems as P
 from ..errors import ArtifactError, ReproauditError
+from ..escaping import clip
 from ..judge.run import judge_in_memory
 from ..models import FLAGS, VERDICTS, VerdictFile
 from ..problems import Problem
@@ -315,14 +316,7 @@ def outcome_sentence(report: Report, code_of=lambda s: f"`{s}`") -> str:
 
 def shorten(text: str, limit: int) -> str:
     """``text`` on one line, cut at a word boundary when longer than ``limit``."""
-    value = " ".join(str(text).split())
-    if len(value) <= limit:
-        return value
-    cut = value[: limit - 1]
-    space = cut.rfind(" ")
-    if space > limit // 2:
-        cut = cut[:space]
-    return cut.rstrip(" ,;:") + "…"
+    return clip(" ".join(str(text).split()), limit)
 
 
 def log_lines(tail: str, most: int = 20) -> list[str]:
