@@ -128,11 +128,8 @@ def test_a_malicious_logbook_through_reproduce_pr_and_store(github_api, base_rep
     forged = out / PAPER / "carol-paging-1"
     forged.mkdir(parents=True, exist_ok=True)
     (forged / "run.json").write_text('{"status": "failed"}')  # what a forger would upload
-    result = CliRunner(env={**env, "CI": "true"}).invoke(
-        cli,
-        ["ci", "store-reruns", "--artifact", str(out), *args, "--repo", str(main),
-         "--git", str(git_dir)],  # fmt: skip
-    )
+    store = ["ci", "store-reruns", "--artifact", str(out), *args, "--repo", str(main)]
+    result = CliRunner(env={**env, "CI": "true"}).invoke(cli, [*store, "--git", str(git_dir)])
     assert result.exit_code == 1, result.output
     assert f"stored reruns/{PAPER}/mallory-paging-1" in result.output
     assert (
