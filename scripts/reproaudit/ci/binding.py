@@ -65,12 +65,15 @@ def dates_this_pull(run: dict[str, Any], head: str, number: int, pull: dict[str,
         isinstance(item, dict) and item.get("number") == number for item in listed
     ):
         return False
-    pull_head = pull.get("head") if isinstance(pull.get("head"), dict) else {}
+    pull_head = _mapping(pull.get("head"))
     if run.get("head_branch") != pull_head.get("ref"):
         return False
-    run_repo = run.get("head_repository") if isinstance(run.get("head_repository"), dict) else {}
-    head_repo = pull_head.get("repo") if isinstance(pull_head.get("repo"), dict) else {}
-    return not head_repo.get("full_name") or run_repo.get("full_name") == head_repo.get("full_name")
+    wanted = _mapping(pull_head.get("repo")).get("full_name")
+    return not wanted or _mapping(run.get("head_repository")).get("full_name") == wanted
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def decide(

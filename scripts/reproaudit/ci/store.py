@@ -84,8 +84,8 @@ def store_reruns(
     report = StoreReport()
     groups = _record_groups(Path(artifact), changed, pr, report)
     if refusal is not None:
-        why = f"pull request {pr} fails the ownership rule ({refusal}); nothing is stored"
-        report.refused += [(f"{p}/{lb}/run.json", why) for p, lb in sorted(groups)]
+        failed = f"pull request {pr} fails the ownership rule ({refusal}); nothing is stored"
+        report.refused += [(f"{p}/{lb}/run.json", failed) for p, lb in sorted(groups)]
         return report
     for key in sorted(changed - set(groups)):
         report.missing.append(f"reruns/{key[0]}/{key[1]}")

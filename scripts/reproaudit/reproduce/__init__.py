@@ -130,7 +130,7 @@ def reproduce_logbook(
         sandbox=outcome.sandbox,
         url=outcome.url,
         log_tail=tail_of(log),
-        logbook_sha256=inputs.logbook_sha256,
+        logbook_sha256=inputs.logbook_sha256 or "",  # read_inputs read the file: never None
         writeup_sha256=inputs.writeup_sha256,
         code_sha256=inputs.code_sha256,
         outputs_sha256=hashlib.sha256(outputs).hexdigest() if outputs is not None else None,
