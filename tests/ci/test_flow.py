@@ -4,6 +4,7 @@ judge and comment, start an approved run."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -139,3 +140,26 @@ def test_a_rejudge_waits_for_a_running_rerun(github_api, client) -> None:
     assert dispatch_run(client(), github_api.repo, "main", rejudge, PR).startswith("started")
     running.update(display_title=f"reproduce #{PR} reproduce {HEAD}", status="completed")
     assert dispatch_run(client(), github_api.repo, "main", rejudge, PR).startswith("started")
+
+
+def test_judge_pr_sees_the_prs_code_so_an_honest_rerun_is_current(
+    github_api, base_repo, monkeypatch, tmp_path
+) -> None:
+    monkeypatch.setenv("GITHUB_API_URL", github_api.url)
+    serve_pr_files(github_api, base_repo)
+    shutil.rmtree(base_repo / CAROL)  # the code folder is new in this PR too
+    reruns = tmp_path / "reruns"
+    shutil.copytree(
+        ROOT / "reruns" / "Kp4rT9vQ2x" / "carol-paging-1", reruns / "Kp4rT9vQ2x" / "carol-paging-1"
+    )
+    args = ["ci", "judge-pr", "--repo-name", github_api.repo, "--pr", str(PR), "--sha", HEAD]
+    args += ["--repo", str(base_repo), "--reruns", str(reruns)]
+    done = CliRunner(env={"REPROAUDIT_JUDGE_BASE_URL": ""}).invoke(cli, args)
+    assert done.exit_code == 0, done.output
+    assert "(re-run passed)" in done.output
+    assert "stale_rerun" not in done.output and "not_rerun" not in done.output
+    # the same record once the PR's code differs from what ran: stale, naming the code tree
+    github_api.contents[(f"{CAROL}/sweep.py", HEAD)] += "\n# changed after the re-run\n"
+    done = CliRunner(env={"REPROAUDIT_JUDGE_BASE_URL": ""}).invoke(cli, args)
+    assert "stale_rerun" in done.output
+    assert "the code tree changed since the re-run" in done.output

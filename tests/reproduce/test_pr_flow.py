@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,9 @@ from click.testing import CliRunner
 
 from reproaudit.cli import cli
 from reproaudit.reproduce.sandbox import bwrap_available
-from tests.ci.conftest import HEAD, PR
+from tests.ci import payloads
+from tests.ci.conftest import PR
+from tests.gitutil import git
 from tests.test_reproduce import _alive_with
 
 pytestmark = pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here")
@@ -57,6 +60,11 @@ json.dump({"found": found}, open("results/metrics.json", "w"))
 """
 
 
+def rev_parse(repo: Path) -> str:
+    done = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True)
+    return done.stdout.decode().strip()
+
+
 def logbook_text(api_url: str, victim: str) -> str:
     return (
         "logbook:\n  id: mallory-paging-1\n  paper: Kp4rT9vQ2x\n  claims_version: 1\n"
@@ -74,8 +82,22 @@ def test_a_malicious_logbook_through_reproduce_pr_and_store(github_api, base_rep
     victim = out / PAPER / "carol-paging-1"
     rel = f"logbooks/{PAPER}/mallory-paging-1.yaml"
     code = f"logbooks/{PAPER}/mallory-paging-1/evil.py"
+    # the repository as git holds it: main, and the PR's commit adding mallory's logbook
+    git_dir = tmp_path / "git"
+    shutil.copytree(base_repo, git_dir)
+    git(git_dir, "init", "-q", "-b", "main")
+    git(git_dir, "add", "-A")
+    git(git_dir, "commit", "-qm", "base")
+    base = rev_parse(git_dir)
+    (git_dir / code).parent.mkdir(parents=True)
+    (git_dir / rel).write_text(logbook_text(github_api.url, str(victim)))
+    (git_dir / code).write_text(EVIL)
+    git(git_dir, "add", "-A")
+    git(git_dir, "commit", "-qm", "mallory")
+    HEAD = rev_parse(git_dir)
+    github_api.pulls[PR] = payloads.pull(PR, head=HEAD, base=base, author="mallory")
     github_api.files[PR] = [rel, code]
-    github_api.contents[(rel, HEAD)] = logbook_text(github_api.url, str(victim))
+    github_api.contents[(rel, HEAD)] = (git_dir / rel).read_text()
     github_api.contents[(code, HEAD)] = EVIL
     env = {"GITHUB_API_URL": github_api.url, "GITHUB_TOKEN": TOKEN, "CI": "true"}
     args = ["--repo-name", github_api.repo, "--pr", str(PR), "--sha", HEAD]
@@ -96,7 +118,8 @@ def test_a_malicious_logbook_through_reproduce_pr_and_store(github_api, base_rep
     assert not any(path.endswith("/pwned") for _, path, _ in github_api.requests)
     assert not _alive_with("time.sleep(71.625)")
 
-    # the store takes this PR's record only, checked against the logbook at HEAD
+    # the store takes this PR's record only (mallory's own logbook), checked against the
+    # logbook, write-up and code tree at HEAD
     main = tmp_path / "main"
     shutil.copytree(base_repo / "logbooks", main / "logbooks")
     carol = Path(__file__).resolve().parents[2] / "reruns" / PAPER / "carol-paging-1"
@@ -105,9 +128,8 @@ def test_a_malicious_logbook_through_reproduce_pr_and_store(github_api, base_rep
     forged = out / PAPER / "carol-paging-1"
     forged.mkdir(parents=True, exist_ok=True)
     (forged / "run.json").write_text('{"status": "failed"}')  # what a forger would upload
-    result = CliRunner(env={**env, "CI": "true"}).invoke(
-        cli, ["ci", "store-reruns", "--artifact", str(out), *args, "--repo", str(main)]
-    )
+    store = ["ci", "store-reruns", "--artifact", str(out), *args, "--repo", str(main)]
+    result = CliRunner(env={**env, "CI": "true"}).invoke(cli, [*store, "--git", str(git_dir)])
     assert result.exit_code == 1, result.output
     assert f"stored reruns/{PAPER}/mallory-paging-1" in result.output
     assert (

@@ -1,4 +1,8 @@
-"""``ci judge-pr``: fetch a PR's logbooks as data (never its code), judge them, comment."""
+"""``ci judge-pr``: fetch a PR's logbooks as data, judge them, comment.
+
+The code folders are fetched too, as data only (nothing here runs them): the judge
+hashes them to decide whether a re-run record is current for the PR's bytes.
+"""
 
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ def judge_pull_request(
     A head that moved since ``sha`` was approved is refused before anything is fetched.
     """
     verify_head(github, repo_name, pr, sha)
-    books = pr_logbooks(fetch_pr_logbooks(github, repo_name, pr, sha, repo))
+    books = pr_logbooks(fetch_pr_logbooks(github, repo_name, pr, sha, repo, with_code=True))
     body = judge_pr(repo, books, judge, reruns=reruns)
     if post:
         post_verdicts(github, repo_name, pr, body, judge.mode)
