@@ -308,3 +308,19 @@ def test_no_serious_accessibility_violation(
         ]
     context.close()
     assert serious == []
+
+
+@pytest.mark.parametrize("name", ["paper", "home", "handwritten"])
+def test_the_first_tab_offers_a_skip_link_to_the_content(
+    page: object, site_url: str, name: str
+) -> None:
+    page.goto(site_url + PAGE_TYPES[name])
+    page.keyboard.press("Tab")
+    focused = page.evaluate("document.activeElement.textContent.trim()")
+    assert focused == "Skip to content"
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")  # the next stop is inside the page's own content
+    inside = page.evaluate(
+        "document.querySelector('.md-content').contains(document.activeElement)"
+    )
+    assert inside
