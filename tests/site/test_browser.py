@@ -324,3 +324,16 @@ def test_the_first_tab_offers_a_skip_link_to_the_content(
         "document.querySelector('.md-content').contains(document.activeElement)"
     )
     assert inside
+
+
+def test_the_paper_bibtex_has_a_copy_button_that_copies_it(browser: object, site_url: str) -> None:
+    context = browser.new_context(viewport=DESKTOP)
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(site_url + PAGE_TYPES["paper"])
+    block = page.locator("pre", has_text="@inproceedings{Hq3VbX0tLs")
+    button = block.locator("button[data-md-type=copy]")
+    button.click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.startswith("@inproceedings{Hq3VbX0tLs,") and copied.rstrip().endswith("}")
+    context.close()

@@ -17,6 +17,7 @@ from typing import Any
 from ..fold import BUCKETS, CLAIM_FOLDS, stats
 from ..judge.rules import resolve_pointer
 from ..models import Claim, Target, VerdictFile
+from .cite import cite_paper
 from .data import Key, SiteData
 from .pages import (
     Cell,
@@ -227,7 +228,13 @@ def paper_context(data: SiteData, paper_id: str) -> PaperPage:
         ],
         badge=badge_path(paper_id),
         site_url=data.site_url,
+        cite=cite_paper(meta, absolute_url(data, paper_url(paper_id))),
     )
+
+
+def absolute_url(data: SiteData, path: str) -> str | None:
+    """A site path as an absolute URL, when the site has a ``site_url``."""
+    return data.site_url.rstrip("/") + "/" + path if data.site_url else None
 
 
 def falsifications_of(data: SiteData, paper_id: str) -> list[Falsification]:

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from ..models import Claim, Logbook, PaperMeta, Result, Review, VerdictFile, Votes
+from .cite import PaperCitation
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,7 @@ class PaperPage:
     discrepancies: list[Discrepancy]
     badge: str
     site_url: str | None
+    cite: PaperCitation
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from . import context as ctx
 from . import words
 from .charts import BUCKET_COLOURS, CHART_SIZE, buckets_chart, verdicts_over_time_chart
 from .chips import Chips
+from .cite import cite_paper, head_html
 from .data import SiteData
 
 
@@ -51,6 +52,7 @@ class Page:
     feed_title: str | None = None
     shell: bool = False
     wide: bool = False
+    head: str = ""  # markup for the page's <head> (citation tags), escaped by its maker
 
     def content(self) -> str:
         return self.html if isinstance(self.html, str) else self.html()
@@ -319,6 +321,9 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
                 feed_title=f"Verdicts on {meta.title}",
                 shell=True,
                 wide=True,
+                head=head_html(
+                    cite_paper(meta, ctx.absolute_url(data, ctx.paper_url(paper_id)))
+                ),
             )
         )
     for key in sorted(data.logbooks):
