@@ -148,6 +148,7 @@ class RunView:
     sandbox: str | None = None
     environment: dict[str, Any] | None = None
     log_tail: str | None = None
+    settings: list[tuple[str, str]] = field(default_factory=list)  # (name, value) rows
 
 
 @dataclass(frozen=True)
