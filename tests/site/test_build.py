@@ -528,6 +528,8 @@ def test_without_site_url_the_badge_snippet_says_how_to_fix_it(tmp_path: Path) -
     text = text_of(out / "papers/Kp4rT9vQ2x/index.html")
     assert "[![reproaudit: Falsified, under review](/badges/Kp4rT9vQ2x.svg)]" in text
     assert "they work only on this site's own domain, not in a README" in text
+    # no sitemap of bare paths: the protocol wants absolute URLs
+    assert not (out / "sitemap.xml").exists() and not (out / "sitemap.xml.gz").exists()
 
 
 def test_feeds_linked_in_head_and_one_feed_per_paper(built: Path) -> None:

@@ -192,14 +192,22 @@ def _split(shell: str, shell_url: str) -> tuple[tuple[str, ...], tuple[str, ...]
 
 
 def _extend_sitemap(site: Path, site_url: str | None, urls: list[str]) -> None:
-    """Rewrite sitemap.xml: no shells, every generated page, absolute URLs when known."""
+    """Rewrite sitemap.xml: no shells, every generated page, absolute URLs.
+
+    Without a ``site_url`` there is no sitemap: the protocol wants absolute URLs, and one
+    of bare paths is refused by the search engines it is for.
+    """
     path = site / "sitemap.xml"
+    if not site_url:
+        path.unlink(missing_ok=True)
+        (site / "sitemap.xml.gz").unlink(missing_ok=True)
+        return
     if not path.is_file():
         return
     ET.register_namespace("", SITEMAP_NS)
     tree = ET.parse(path)
     root = tree.getroot()
-    base = site_url.rstrip("/") + "/" if site_url else ""
+    base = site_url.rstrip("/") + "/"
     known = set()
     for entry in list(root):
         loc = entry.find(f"{{{SITEMAP_NS}}}loc")
