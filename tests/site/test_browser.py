@@ -348,7 +348,8 @@ SMALLEST_TEXT = """() => {
   return [...out];
 }"""
 TAP_TARGETS = """() => [...document.querySelectorAll(
-    '.md-content a.ra-flag, .md-content a.ra-chip, .md-content a.ra-bucket, .md-content .ra-anchor')]
+    '.md-content a.ra-flag, .md-content a.ra-chip, .md-content a.ra-bucket, '
+    + '.md-content .ra-anchor')]
   .filter(e => e.getBoundingClientRect().width)
   .map(e => [e.textContent.trim(), e.getBoundingClientRect().height])
   .filter(([, h]) => h < 24)"""

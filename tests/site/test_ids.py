@@ -48,7 +48,7 @@ def test_the_build_writes_each_id_into_its_shard(built: Path) -> None:
         ]
     ]
     arxiv = json.loads((built / "ids" / "26.json").read_text())
-    assert ["papers/Kp4rT9vQ2x/"] == [hit[1] for hit in arxiv["2602.11873"]]
+    assert [hit[1] for hit in arxiv["2602.11873"]] == ["papers/Kp4rT9vQ2x/"]
     people = json.loads((built / "ids" / "ca.json").read_text())
     assert people["carol-lin"] == [["@carol-lin", "people/carol-lin/", "contributor"]]
     assert people["carol-paging-1"][0][1] == "papers/Kp4rT9vQ2x/carol-paging-1/"
