@@ -320,9 +320,7 @@ def test_the_first_tab_offers_a_skip_link_to_the_content(
     assert focused == "Skip to content"
     page.keyboard.press("Enter")
     page.keyboard.press("Tab")  # the next stop is inside the page's own content
-    inside = page.evaluate(
-        "document.querySelector('.md-content').contains(document.activeElement)"
-    )
+    inside = page.evaluate("document.querySelector('.md-content').contains(document.activeElement)")
     assert inside
 
 
@@ -350,7 +348,8 @@ SMALLEST_TEXT = """() => {
   return [...out];
 }"""
 TAP_TARGETS = """() => [...document.querySelectorAll(
-    '.md-content a.ra-flag, .md-content a.ra-chip, .md-content a.ra-bucket, .md-content .ra-anchor')]
+    '.md-content a.ra-flag, .md-content a.ra-chip, .md-content a.ra-bucket, '
+    + '.md-content .ra-anchor')]
   .filter(e => e.getBoundingClientRect().width)
   .map(e => [e.textContent.trim(), e.getBoundingClientRect().height])
   .filter(([, h]) => h < 24)"""
@@ -366,3 +365,42 @@ def test_phone_text_is_12px_or_more_and_chips_are_24px_tap_targets(
     assert page.evaluate(SMALLEST_TEXT) == []
     assert page.evaluate(TAP_TARGETS) == []
     context.close()
+
+
+@pytest.mark.parametrize(
+    ("pasted", "lands_on"),
+    [
+        ("https://openreview.net/forum?id=Kp4rT9vQ2x", "papers/Kp4rT9vQ2x/"),
+        ("arXiv:2602.11873v2", "papers/Kp4rT9vQ2x/"),
+        ("carol-paging-1", "papers/Kp4rT9vQ2x/carol-paging-1/"),
+        ("@carol-lin", "people/carol-lin/"),
+    ],
+)
+def test_an_id_pasted_into_the_header_search_opens_its_page(
+    page: object, site_url: str, pasted: str, lands_on: str
+) -> None:
+    page.goto(site_url)
+    page.fill("#ra-find-q", pasted)
+    page.press("#ra-find-q", "Enter")
+    page.wait_for_url(site_url + lands_on)
+
+
+def test_the_search_script_reads_ids_as_the_build_does(page: object, site_url: str) -> None:
+    from tests.site.test_ids import CASES
+
+    page.goto(site_url + "search/")
+    page.wait_for_function("window.reproauditIds !== undefined")
+    for text, key in CASES:
+        assert page.evaluate("t => window.reproauditIds.normalize(t)", text) == key, text
+        if key:
+            from reproaudit.site.ids import shard
+
+            assert page.evaluate("k => window.reproauditIds.shard(k)", key) == shard(key)
+
+
+def test_an_id_typed_on_the_search_page_is_listed_first(page: object, site_url: str) -> None:
+    page.goto(site_url + "search/")
+    page.fill("#ra-search-q", "Kp4rT9vQ2x")
+    first = page.locator("#ra-search-results li a").first
+    first.filter(has_text="Trust, Then Mark").wait_for()
+    assert page.url.endswith("search/?q=Kp4rT9vQ2x")  # typing here stays here

@@ -26,7 +26,7 @@ from markupsafe import Markup
 
 from ..export import COLUMNS, export_frame
 from . import context as ctx
-from . import words
+from . import ids, words
 from .charts import BUCKET_COLOURS, CHART_SIZE, buckets_chart, verdicts_over_time_chart
 from .chips import Chips
 from .cite import cite_paper, head_html
@@ -252,7 +252,12 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
         Page(
             "search.md",
             "Search",
-            render("search.html", "search.md", data),
+            render(
+                "search.html",
+                "search.md",
+                data,
+                shards=" ".join(ids.shards(id_entries(data))),  # which lookup files exist
+            ),
             description="Search papers, authors, ids and claims.",
         ),
         Page(
@@ -274,6 +279,26 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
             description="Every claim and verdict as CSV, Parquet and JSON lines.",
         ),
     ]
+    groups = ids.by_first_character(id_entries(data))
+    out.append(
+        Page(
+            "ids/index.md",
+            "Look up an id",
+            render("ids.html", "ids/index.md", data, groups=list(groups), entries=None),
+            description="Paper, arXiv and logbook ids and contributors' handles, A to Z.",
+        )
+    )
+    for first, group in groups.items():
+        src = f"ids/{first}/index.md"
+        out.append(
+            Page(
+                src,
+                f"Ids starting with {first.upper() if first != '_' else 'other characters'}",
+                partial(render, "ids.html", src, data, groups=list(groups), entries=group),
+                description=f"{number(len(group))} ids and the pages they lead to.",
+                shell=True,
+            )
+        )
     for item in lists:
         out += _paged(
             item["url"],
@@ -335,9 +360,7 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
                 feed_title=f"Verdicts on {meta.title}",
                 shell=True,
                 wide=True,
-                head=head_html(
-                    cite_paper(meta, ctx.absolute_url(data, ctx.paper_url(paper_id)))
-                ),
+                head=head_html(cite_paper(meta, ctx.absolute_url(data, ctx.paper_url(paper_id)))),
             )
         )
     for key in sorted(data.logbooks):
@@ -375,6 +398,19 @@ def _logbook_html(data: SiteData, src: str, key: tuple[str, str]) -> str:
     return render("logbook.html", src, data, l=lctx, writeup_html=writeup)
 
 
+def id_entries(data: SiteData) -> list[ids.IdEntry]:
+    """Every id a reader may paste (paper, arXiv, logbook, handle) and its page."""
+    if "ids" not in data.memo:
+        papers = {pid: (p.paper.title, p.paper.links.arxiv) for pid, p in data.papers.items()}
+        logbooks = [
+            (k[0], k[1], book.logbook.contributor.github) for k, book in data.logbooks.items()
+        ]
+        people = [person["github"] for person in ctx.contributors_context(data)]
+        urls = {"paper": ctx.paper_url, "logbook": ctx.logbook_url, "person": ctx.person_url}
+        data.memo["ids"] = ids.entries(papers, logbooks, people, urls)
+    return data.memo["ids"]
+
+
 def search_records(data: SiteData) -> list[Any]:
     """Search stand-ins for papers, contributors and the page of meanings."""
     from .search import Record
@@ -394,6 +430,10 @@ def search_records(data: SiteData) -> list[Any]:
 def files(data: SiteData, site_name: str, only: set[str] | None = None) -> dict[str, bytes]:
     """Non-page outputs by site path: index, charts, badges, feed, downloads."""
     out: dict[str, bytes] = {
+        f"ids/{name}.json": json.dumps(table, ensure_ascii=False, separators=(",", ":")).encode()
+        for name, table in ids.shards(id_entries(data)).items()
+    }
+    out |= {
         "assets/papers-index.json": json.dumps(
             ctx.papers_index(data), ensure_ascii=False, separators=(",", ":")
         ).encode("utf-8"),

@@ -10,7 +10,34 @@
   var list = document.getElementById("ra-search-results");
   var bundle = new URL(form.dataset.bundle, location.href).href;
   var site = new URL("..", bundle).href;
+  var ids = new URL(form.dataset.ids, location.href).href;
+  var written = (form.dataset.shards || "").split(" ");  // lookup files that exist: no 404s
   var pagefind = null, asked = 0;
+
+  // Ids people paste (mirrors reproaudit/site/ids.py: normalize and shard).
+  function normalize(text) {
+    text = text.trim();
+    var m = /openreview\.net\/(?:forum|pdf)\?(?:.*&)?id=([A-Za-z0-9_-]+)/i.exec(text);
+    if (m) return m[1].toLowerCase();
+    m = /^(?:(?:https?:\/\/)?(?:www\.)?arxiv\.org\/(?:abs|pdf)\/|arxiv:\s*)?(\d{4}\.\d{4,5})(?:v\d+)?(?:\.pdf)?\/?$/i.exec(text);
+    if (m) return m[1];
+    m = /^@?([A-Za-z0-9][A-Za-z0-9._-]{1,99})$/.exec(text);
+    return m ? m[1].toLowerCase() : null;
+  }
+  function shard(key) {
+    var two = key.slice(0, 2);
+    while (two.length < 2) two += "_";
+    return two.replace(/[^a-z0-9]/g, "_");
+  }
+  window.reproauditIds = {normalize: normalize, shard: shard};
+
+  // The pages an id leads to, or [] (a missing lookup file is no match, not an error).
+  function lookup(query) {
+    var key = normalize(query);
+    if (!key || written.indexOf(shard(key)) < 0) return Promise.resolve([]);
+    return fetch(ids + shard(key) + ".json").then(function (r) { return r.ok ? r.json() : {}; })
+      .then(function (table) { return table[key] || []; }, function () { return []; });
+  }
 
   function excerpt(node, html) {
     // Pagefind escapes the page text and wraps hits in <mark>; rebuild that without innerHTML.
@@ -23,10 +50,24 @@
     });
   }
 
-  function show(query) {
+  // leave: an id sent from another page's search box goes straight to its page; typed
+  // here, it is listed first and the reader stays.
+  function show(query, leave) {
     var mine = ++asked;
     if (!query) { status.textContent = ""; list.textContent = ""; return; }
     status.textContent = "Searching…";
+    lookup(query).then(function (hits) {
+      if (mine !== asked) return;
+      var pages = {};
+      hits.forEach(function (h) { pages[h[1]] = h; });
+      var urls = Object.keys(pages);
+      if (urls.length === 1 && leave) { location.replace(site + urls[0]); return; }
+      fullText(query, mine, urls.map(function (u) { return pages[u]; }));
+    });
+  }
+
+  // Pagefind's results, after the pages an id named (when it named several).
+  function fullText(query, mine, named) {
     var load = pagefind ? Promise.resolve(pagefind) : import(bundle + "pagefind.js").then(function (m) {
       pagefind = m;
       return m.options({baseUrl: new URL(site).pathname}).then(function () { return m; });
@@ -37,6 +78,15 @@
     }).then(function (res) {
       if (mine !== asked) return;  // a newer query is on its way
       list.textContent = "";
+      named.forEach(function (h) {
+        var li = document.createElement("li");
+        var a = document.createElement("a");
+        a.href = site + h[1];
+        a.textContent = h[0];
+        li.appendChild(a);
+        li.appendChild(Object.assign(document.createElement("p"), {className: "ra-note", textContent: h[2]}));
+        list.appendChild(li);
+      });
       res.data.forEach(function (d) {
         var li = document.createElement("li");
         var a = document.createElement("a");
@@ -56,15 +106,15 @@
 
   var query = new URLSearchParams(location.search).get("q") || "";
   input.value = query;
-  show(query.trim());
+  show(query.trim(), true);
   var timer = null;
   input.addEventListener("input", function () {
     clearTimeout(timer);
     timer = setTimeout(function () {
       var q = input.value.trim();
       history.replaceState(null, "", location.pathname + (q ? "?q=" + encodeURIComponent(q) : ""));
-      show(q);
+      show(q, false);
     }, 200);
   });
-  form.addEventListener("submit", function (e) { e.preventDefault(); show(input.value.trim()); });
+  form.addEventListener("submit", function (e) { e.preventDefault(); show(input.value.trim(), false); });
 })();

@@ -1,0 +1,102 @@
+"""Ids people paste into the search box, and the pages they lead to.
+
+A reader pastes a paper id, an OpenReview forum URL, an arXiv id or URL, a logbook id or a
+contributor's handle; full-text search ranks those poorly (an id is one token among many).
+So the build writes a small lookup, sharded by the first two characters of the normalised
+id (``ids/<shard>.json``), which the search page fetches (one request of a few hundred bytes)
+before it asks Pagefind, and static lookup pages (``ids/<character>/``) that resolve the same
+ids without JavaScript. :func:`normalize` is mirrored in ``reproaudit-search.js``; the tests
+run both on the same inputs.
+
+Pure: site data in, entries out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+OPENREVIEW = re.compile(r"openreview\.net/(?:forum|pdf)\?(?:.*&)?id=([A-Za-z0-9_-]+)", re.I)
+ARXIV = re.compile(
+    r"^(?:(?:https?://)?(?:www\.)?arxiv\.org/(?:abs|pdf)/|arxiv:\s*)?(\d{4}\.\d{4,5})(?:v\d+)?"
+    r"(?:\.pdf)?/?$",
+    re.I,
+)
+PLAIN = re.compile(r"^@?([A-Za-z0-9][A-Za-z0-9._-]{1,99})$")
+SHARD_CHARS = re.compile(r"[^a-z0-9]")
+
+
+@dataclass(frozen=True)
+class IdEntry:
+    key: str  # normalised: what the reader's text becomes
+    title: str
+    url: str  # site path
+    kind: str  # paper, arxiv, logbook, contributor
+
+
+def normalize(text: str) -> str | None:
+    """The id a pasted text names, lower-cased, or None when it names no id.
+
+    ``https://openreview.net/forum?id=Kp4rT9vQ2x`` -> ``kp4rt9vq2x``;
+    ``arXiv:2602.11873v2`` and ``https://arxiv.org/abs/2602.11873`` -> ``2602.11873``;
+    ``@Carol-Lin`` -> ``carol-lin``.
+    """
+    text = text.strip()
+    found = OPENREVIEW.search(text)
+    if found:
+        return found[1].lower()
+    found = ARXIV.match(text)
+    if found:
+        return found[1]
+    found = PLAIN.match(text)
+    return found[1].lower() if found else None
+
+
+def shard(key: str) -> str:
+    """The lookup file of a normalised id: its first two characters, others as ``_``."""
+    return SHARD_CHARS.sub("_", key[:2].ljust(2, "_"))
+
+
+def entries(
+    papers: dict[str, tuple[str, str | None]],
+    logbooks: list[tuple[str, str, str]],
+    people: list[str],
+    urls: dict[str, object],
+) -> list[IdEntry]:
+    """Every id that leads to a page.
+
+    ``papers``: id -> (title, arXiv id); ``logbooks``: (paper, logbook, contributor);
+    ``people``: handles; ``urls``: the site's path functions (``paper``, ``logbook``,
+    ``person``), so this module does not depend on the page layout.
+    """
+    paper_url, logbook_url, person_url = urls["paper"], urls["logbook"], urls["person"]
+    out = []
+    for paper_id, (title, arxiv) in sorted(papers.items()):
+        out.append(IdEntry(paper_id.lower(), title, paper_url(paper_id), "paper"))  # type: ignore[operator]
+        key = normalize(arxiv) if arxiv else None
+        if key:
+            out.append(IdEntry(key, title, paper_url(paper_id), "arxiv"))  # type: ignore[operator]
+    for paper_id, logbook_id, who in sorted(logbooks):
+        title = f"Logbook {logbook_id} by @{who} ({papers[paper_id][0]})"
+        url = logbook_url(paper_id, logbook_id)  # type: ignore[operator]
+        out.append(IdEntry(logbook_id.lower(), title, url, "logbook"))
+    for handle in sorted(people, key=str.lower):
+        out.append(IdEntry(handle.lower(), f"@{handle}", person_url(handle), "contributor"))  # type: ignore[operator]
+    return out
+
+
+def shards(items: list[IdEntry]) -> dict[str, dict[str, list[list[str]]]]:
+    """The lookup files: shard -> normalised id -> [[title, url, kind], ...]."""
+    out: dict[str, dict[str, list[list[str]]]] = defaultdict(lambda: defaultdict(list))
+    for item in items:
+        out[shard(item.key)][item.key].append([item.title, item.url, item.kind])
+    return {name: dict(table) for name, table in sorted(out.items())}
+
+
+def by_first_character(items: list[IdEntry]) -> dict[str, list[IdEntry]]:
+    """The static lookup pages: first character of the id -> its entries, sorted by id."""
+    out: dict[str, list[IdEntry]] = defaultdict(list)
+    for item in sorted(items, key=lambda i: (i.key, i.kind, i.url)):
+        out[shard(item.key)[0]].append(item)
+    return dict(sorted(out.items()))
