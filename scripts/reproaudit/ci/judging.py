@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from .flow import fetch_pr_logbooks, judge_pr, post_verdicts, pr_logbooks, verify_head
 from .github import GitHub
+from .prfiles import copy_papers
 
 
 def judge_pull_request(
@@ -23,10 +25,15 @@ def judge_pull_request(
     """The verdicts comment for the PR at ``sha`` (posted or updated when ``post``).
 
     A head that moved since ``sha`` was approved is refused before anything is fetched.
+    The logbooks are judged in a folder of their own (``ci.prfiles``) beside copies
+    of their paper files: nothing of the pull request is written into ``repo``.
     """
     verify_head(github, repo_name, pr, sha)
-    books = pr_logbooks(fetch_pr_logbooks(github, repo_name, pr, sha, repo))
-    body = judge_pr(repo, books, judge, reruns=reruns)
+    with tempfile.TemporaryDirectory(prefix="reproaudit-judge-") as tmp:
+        view = Path(tmp) / "pr"
+        books = pr_logbooks(fetch_pr_logbooks(github, repo_name, pr, sha, repo, view))
+        copy_papers(repo, view, {paper for paper, _ in books})
+        body = judge_pr(view, books, judge, reruns=reruns)
     if post:
         post_verdicts(github, repo_name, pr, body, judge.mode)
     return body

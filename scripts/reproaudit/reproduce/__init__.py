@@ -14,8 +14,10 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from .. import __version__, layout
+from .. import __version__
+from ..beneath import read_file
 from ..errors import ReproauditError
+from ..loader import MAX_DATA_BYTES
 from ..models import RunEnvironment, RunLimits, RunRecord
 from .bundle import RUNNER
 from .hfjobs import DEFAULT_IMAGE, FLAVORS, JobsApi, run_hf_jobs
@@ -115,7 +117,7 @@ def reproduce_logbook(
         )
         run_limits = RunLimits(wall_s=spec.timeout_s)
     # which logbook bytes were re-run: the judge ignores the record once the logbook changes
-    logbook_file = Path(repo) / layout.logbook_rel(spec.paper, spec.logbook)
+    logbook_bytes = read_file(Path(repo), spec.rel, MAX_DATA_BYTES) or b""
     record = RunRecord(
         status=outcome.status,
         exit_code=outcome.exit_code,
@@ -124,7 +126,7 @@ def reproduce_logbook(
         sandbox=outcome.sandbox,
         url=outcome.url,
         log_tail=tail_of(log),
-        logbook_sha256=hashlib.sha256(logbook_file.read_bytes()).hexdigest(),
+        logbook_sha256=hashlib.sha256(logbook_bytes).hexdigest(),
         code_sha256=outcome.code_sha256,
         outputs_sha256=hashlib.sha256(outputs).hexdigest() if outputs is not None else None,
         environment=environment,
