@@ -54,7 +54,8 @@ def test_a_code_link_out_of_the_folder_is_refused(mini_repo: Path, tmp_path: Pat
     os.symlink(secret, mini_repo / "logbooks/Tq7mV2pLx0/ann-1/leak.txt")
     problems = validate_repo(mini_repo).problems
     assert [(p.code, p.path) for p in problems] == [
-        ("path_not_allowed", "logbooks/Tq7mV2pLx0/ann-1/leak.txt")
+        ("not_a_regular_file", "logbooks/Tq7mV2pLx0/ann-1/leak.txt"),  # any link, on disk
+        ("path_not_allowed", "logbooks/Tq7mV2pLx0/ann-1/leak.txt"),
     ]
 
 

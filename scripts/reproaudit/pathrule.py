@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
+from . import layout
 from . import problems as P
 from .beneath import kind_name
 from .problems import Problem
@@ -125,7 +126,7 @@ def disk_problems(root: Path, rels: Iterable[str] | None = None) -> list[Problem
             out.append(Problem(P.NOT_A_REGULAR_FILE, rel, None, None, f"is {kind}", HINT))
             continue
         why = why_refused(rel)
-        if why is not None:
+        if why is not None and not layout.misplaced(rel):  # misplaced YAML: said elsewhere
             out.append(problem_for(rel, why))
     return out
 

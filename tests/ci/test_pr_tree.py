@@ -235,9 +235,7 @@ def test_a_link_already_on_main_inside_a_touched_logbook_refuses_the_fetch(repo,
     (repo / "logbooks" / PAPER / "bob-1" / "secrets").symlink_to("/root")
     main = commit(repo, "link")
     git(repo, "checkout", "-qb", "bob-edit")
-    (repo / "logbooks" / PAPER / "bob-1.yaml").write_text(
-        logbook("bob", "bob-1") + "# edited\n"
-    )
+    (repo / "logbooks" / PAPER / "bob-1.yaml").write_text(logbook("bob", "bob-1") + "# edited\n")
     head = commit(repo)
     assert problems_of(repo, head) == []  # the PR itself changes only the YAML
     with pytest.raises(ReproauditError, match="bob-1/secrets: is a symbolic link"):
