@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,9 @@ from click.testing import CliRunner
 
 from reproaudit.cli import cli
 from reproaudit.reproduce.sandbox import bwrap_available
-from tests.ci.conftest import HEAD, PR
+from tests.ci.conftest import PR
+from tests.ci.payloads import pull
+from tests.gitutil import git
 from tests.test_reproduce import _alive_with
 
 pytestmark = pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here")
@@ -69,21 +72,44 @@ def logbook_text(api_url: str, victim: str) -> str:
     )
 
 
+def commit_pr(github_api, repo: Path, files: dict[str, str]) -> str:
+    """``repo`` as main, a PR commit adding ``files``; the checkout stays on main."""
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "main")
+    base = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True)
+    git(repo, "checkout", "-qb", "pr")
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "pr")
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True)
+    git(repo, "checkout", "-q", "main")
+    sha = head.stdout.decode().strip()
+    github_api.pulls[PR] = pull(PR, head=sha, base=base.stdout.decode().strip(), author="mallory")
+    return sha
+
+
 def test_a_malicious_logbook_through_reproduce_pr_and_store(github_api, base_repo, tmp_path):
     out = tmp_path / "artifact"
     victim = out / PAPER / "carol-paging-1"
     rel = f"logbooks/{PAPER}/mallory-paging-1.yaml"
     code = f"logbooks/{PAPER}/mallory-paging-1/evil.py"
+    files = {rel: logbook_text(github_api.url, str(victim)), code: EVIL}
+    head = commit_pr(github_api, base_repo, files)
     github_api.files[PR] = [rel, code]
-    github_api.contents[(rel, HEAD)] = logbook_text(github_api.url, str(victim))
-    github_api.contents[(code, HEAD)] = EVIL
+    github_api.contents[(rel, head)] = files[rel]  # what the store reads at the approved SHA
     env = {"GITHUB_API_URL": github_api.url, "GITHUB_TOKEN": TOKEN, "CI": "true"}
-    args = ["--repo-name", github_api.repo, "--pr", str(PR), "--sha", HEAD]
+    args = ["--repo-name", github_api.repo, "--pr", str(PR), "--sha", head]
+    into = tmp_path / "pr-files"
     common = ["ci", "reproduce-pr", *args, "--out", str(out), "--repo", str(base_repo)]
+    common += ["--into", str(into)]
     # as the workflow does: fetch with the token, re-run in a step without it
     fetched = CliRunner(env=env).invoke(cli, [*common, "--stage", "fetch"])
     assert fetched.exit_code == 0, fetched.output
-    assert fetched.output == f"1 logbook(s) fetched at {HEAD[:12]}\n"
+    assert fetched.output == f"1 logbook(s) fetched at {head[:12]} into {into}\n"
+    assert not (base_repo / rel).exists()  # fetched into its own folder, not the checkout
     no_token = {**env, "GITHUB_TOKEN": None, "GITHUB_API_URL": "http://127.0.0.1:9"}
     result = CliRunner(env=no_token).invoke(cli, [*common, "--stage", "run"])
     assert result.exit_code == 0, result.output
@@ -123,7 +149,8 @@ def test_the_run_stage_refuses_without_a_fetch_for_that_sha(base_repo, tmp_path)
     result = CliRunner().invoke(
         cli,
         ["ci", "reproduce-pr", "--repo-name", "o/r", "--pr", "3", "--sha", "a" * 40,
-         "--out", str(tmp_path / "o"), "--repo", str(base_repo), "--stage", "run"],
+         "--out", str(tmp_path / "o"), "--repo", str(base_repo), "--stage", "run",
+         "--into", str(tmp_path / "pr-files")],
     )  # fmt: skip
     assert result.exit_code == 1
     assert f"no fetched logbooks of pull request 3 at {'a' * 12} here" in result.output

@@ -64,11 +64,14 @@ def fetch_pr_logbooks(
     From git objects of ``repo_dir`` (``ci.prfiles``): logbook YAML and write-ups,
     and with ``with_code`` every file of their code folders. A pull request that
     breaks the path rule is refused whole; nothing is written into ``repo_dir``.
+    Their paper files are copied from ``repo_dir`` beside them (the base's claims).
     """
-    from .prfiles import fetch_pr_files
+    from .prfiles import copy_papers, fetch_pr_files
 
     base = str(github.pull(repo, pr)["base"]["sha"])
-    return fetch_pr_files(Path(repo_dir), base, sha, Path(into), with_code=with_code)
+    written = fetch_pr_files(Path(repo_dir), base, sha, Path(into), with_code=with_code)
+    copy_papers(Path(repo_dir), Path(into), {key[0] for key in pr_logbooks(written)})
+    return written
 
 
 FETCHED = ".reproaudit/pr-logbooks.json"  # what the fetch step left for the re-run step

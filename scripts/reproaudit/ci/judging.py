@@ -8,7 +8,6 @@ from typing import Any
 
 from .flow import fetch_pr_logbooks, judge_pr, post_verdicts, pr_logbooks, verify_head
 from .github import GitHub
-from .prfiles import copy_papers
 
 
 def judge_pull_request(
@@ -32,7 +31,6 @@ def judge_pull_request(
     with tempfile.TemporaryDirectory(prefix="reproaudit-judge-") as tmp:
         view = Path(tmp) / "pr"
         books = pr_logbooks(fetch_pr_logbooks(github, repo_name, pr, sha, repo, view))
-        copy_papers(repo, view, {paper for paper, _ in books})
         body = judge_pr(view, books, judge, reruns=reruns)
     if post:
         post_verdicts(github, repo_name, pr, body, judge.mode)
