@@ -49,9 +49,10 @@ def test_a_linked_writeup_is_never_read_by_the_judge_or_the_site(
     summary = judge_repo(mini_repo, RulesJudge())
     refused = [p for p in summary.problems if p.path == f"{BOOK}.md"]
     assert refused and refused[0].message == "is a symbolic link: refused, nothing was read"
-    assert not (mini_repo / "verdicts/Tq7mV2pLx0/ann-1.yaml").exists() or SECRET not in (
-        mini_repo / "verdicts/Tq7mV2pLx0/ann-1.yaml"
-    ).read_text()
+    assert (
+        not (mini_repo / "verdicts/Tq7mV2pLx0/ann-1.yaml").exists()
+        or SECRET not in (mini_repo / "verdicts/Tq7mV2pLx0/ann-1.yaml").read_text()
+    )
     # the site: built without it (a strict build would fail naming it)
     from reproaudit.site.build import build_site
 
@@ -100,7 +101,7 @@ def test_reads_are_capped(mini_repo: Path, tmp_path: Path) -> None:
     big.write_bytes(b"a" * 5000)
     got = read_capped(tmp_path, "big.bin", 100)
     assert got is not None and len(got.raw) == 101 and not got.complete and got.size == 5000
-    with pytest.raises(InputError, match="over the 100 B limit|over the"):
+    with pytest.raises(InputError, match="over the"):
         read_file(tmp_path, "big.bin", 100)
 
 

@@ -162,9 +162,7 @@ def changes_with_modes(repo: Path, base: str, files: list[str]) -> list[Change]:
         tree = {c.path: c for c in tree_changes(repo, base, "HEAD")}
     except ReproauditError:
         tree = {}
-    return [
-        tree.get(f) or Change(f, "M" if os.path.lexists(repo / f) else "D") for f in files
-    ]
+    return [tree.get(f) or Change(f, "M" if os.path.lexists(repo / f) else "D") for f in files]
 
 
 def artifact_verdict(verdict: VerdictFile, numbers: str | None = None) -> dict[str, Any]:

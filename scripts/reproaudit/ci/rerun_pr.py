@@ -45,7 +45,7 @@ def reproduce_pr(
             raise ReproauditError(
                 "--into is required with --stage fetch or run",
                 "give both stages the same new folder outside the checkout, e.g. "
-                "--into \"$RUNNER_TEMP/pr-files\"",
+                '--into "$RUNNER_TEMP/pr-files"',
             )
         into = Path(tempfile.mkdtemp(prefix="reproaudit-pr-")) / "files"
     if stage in ("all", "fetch"):
