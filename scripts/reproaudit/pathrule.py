@@ -38,9 +38,14 @@ HINT = (
 
 
 class HasMode(Protocol):
-    path: str
-    status: str
-    mode: str | None
+    """A changed path as ``ci.changes.Change`` gives it (read-only fields)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def mode(self) -> str | None: ...
 
 
 def why_refused(rel: str, mode: str | None = None) -> str | None:

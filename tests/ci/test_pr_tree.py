@@ -241,3 +241,28 @@ def test_a_link_already_on_main_inside_a_touched_logbook_refuses_the_fetch(repo,
     with pytest.raises(ReproauditError, match="bob-1/secrets: is a symbolic link"):
         fetch_pr_files(repo, main, head, tmp_path / "into", with_code=True)
     assert not (tmp_path / "into").exists()
+
+
+def test_the_validate_step_and_the_report_refuse_a_link_from_the_trees(repo):
+    """``ci validate-pr`` (the PR's checkout) and the report's rule (git trees, base-branch
+    code) both refuse the link, once each, naming it; the honest PR is valid."""
+    from reproaudit.ci.ownership import Author, rule_pr
+    from reproaudit.ci.report import validate_pr
+
+    honest(repo)
+    head = commit(repo)
+    clean = validate_pr(repo, "main", 7, head)
+    assert [p for p in clean["problems"] if p["severity"] == "error"] == []
+    (repo / "logbooks" / PAPER / "carol-1" / "data").symlink_to("/etc")
+    head = commit(repo, "a link")
+    artifact = validate_pr(repo, "main", 7, head)
+    link = f"logbooks/{PAPER}/carol-1/data"
+    assert [(p["code"], p["path"]) for p in artifact["problems"] if p["path"] == link] == [
+        ("not_a_logbook_file", link)
+    ]
+    carol = Author("carol", maintainer=False, can_write=False, basis="test")
+    ruling = rule_pr(tree_changes(repo, "main", head), carol, lambda side, rel: "carol")
+    assert [(p.code, p.path) for p in ruling.problems] == [("not_a_logbook_file", link)]
+    maintainer = Author("maint", maintainer=True, can_write=True, basis="test")
+    ruling = rule_pr(tree_changes(repo, "main", head), maintainer, lambda side, rel: "carol")
+    assert [(p.code, p.path) for p in ruling.problems] == [("not_a_logbook_file", link)]
