@@ -48,7 +48,7 @@ def test_a_linked_writeup_is_never_read_by_the_judge_or_the_site(
     # the judge: that logbook is not judged, the problem names the file, nothing is read
     summary = judge_repo(mini_repo, RulesJudge())
     refused = [p for p in summary.problems if p.path == f"{BOOK}.md"]
-    assert refused and refused[0].message == "is a symbolic link: refused, nothing was read"
+    assert refused and refused[0].message == "is a symlink: refused, nothing was read from it"
     assert (
         not (mini_repo / "verdicts/Tq7mV2pLx0/ann-1.yaml").exists()
         or SECRET not in (mini_repo / "verdicts/Tq7mV2pLx0/ann-1.yaml").read_text()
@@ -87,11 +87,11 @@ def test_a_paper_folder_that_is_a_link_is_not_followed(mini_repo: Path, tmp_path
     outside.mkdir()
     (outside / "x-1.yaml").write_text("logbook: {id: x-1}\n")
     (mini_repo / "logbooks" / "Zz").symlink_to(outside)
-    with pytest.raises(InputError, match="logbooks/Zz is a symbolic link"):
+    with pytest.raises(InputError, match="logbooks/Zz is a symlink"):
         read_file(mini_repo, "logbooks/Zz/x-1.yaml", 1024)
     assert ("not_a_regular_file", "logbooks/Zz") in found(validate_repo(mini_repo).problems)
     # and writing through it is refused just the same
-    with pytest.raises(InputError, match="logbooks/Zz is a symbolic link"):
+    with pytest.raises(InputError, match="logbooks/Zz is a symlink"):
         write_file(mini_repo, "logbooks/Zz/new.yaml", b"x")
     assert not (outside / "new.yaml").exists()
 
@@ -110,5 +110,5 @@ def test_a_link_in_a_code_folder_is_refused_by_the_copy(mini_repo: Path, tmp_pat
     control = copy_code(mini_repo, spec, tmp_path / "control")
     assert control > 0
     (mini_repo / BOOK / "inside-link").symlink_to("run.py")  # stays inside, still refused
-    with pytest.raises(InputError, match="ann-1/inside-link: is a symbolic link"):
+    with pytest.raises(InputError, match="ann-1/inside-link: is a symlink"):
         copy_code(mini_repo, spec, tmp_path / "copy")

@@ -32,7 +32,7 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
 FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC
 KINDS = {
-    stat.S_IFLNK: "a symbolic link",
+    stat.S_IFLNK: "a symlink",
     stat.S_IFIFO: "a FIFO",
     stat.S_IFCHR: "a character device",
     stat.S_IFBLK: "a block device",
@@ -64,7 +64,14 @@ def kind_name(mode: int) -> str:
 def refusal(rel: str, what: str) -> InputError:
     """The one error for a path that is not a regular file (or passes through a link)."""
     return InputError(
-        Problem(P.NOT_A_REGULAR_FILE, rel, None, None, f"{what}: refused, nothing was read", HINT)
+        Problem(
+            P.NOT_A_REGULAR_FILE,
+            rel,
+            None,
+            None,
+            f"{what}: refused, nothing was read from it",
+            HINT,
+        )
     )
 
 

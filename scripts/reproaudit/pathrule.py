@@ -118,7 +118,7 @@ def disk_problems(root: Path, rels: Iterable[str] | None = None) -> list[Problem
                         link,
                         None,
                         None,
-                        "is a symbolic link: files under it are refused, nothing was read",
+                        "is a symlink: files under it are refused, nothing was read from them",
                         HINT,
                     )
                 )
