@@ -18,6 +18,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from ..beneath import read_capped
+from ..errors import ReproauditError
 from ..judge.inputs import MAX_OUTPUTS_BYTES, MAX_RUN_BYTES, check_json_shape, load_json
 from ..models import RunRecord
 from ..reproduce.record import replace_folder
@@ -87,10 +89,9 @@ def check_record(
         return "outputs.json without a run.json", {}
     if logbook_bytes is None:
         return "the logbook does not exist at the approved commit", {}
-    run_path = files["run.json"]
-    if run_path.stat().st_size > MAX_RUN_BYTES:
-        return f"run.json is over {MAX_RUN_BYTES >> 10} KiB", {}
-    run_bytes = run_path.read_bytes()
+    run_bytes, why = _read(files["run.json"], MAX_RUN_BYTES, f"{MAX_RUN_BYTES >> 10} KiB")
+    if why:
+        return f"run.json {why}", {}
     raw, why = load_json(run_bytes)
     if why:
         return f"run.json {why}", {}
@@ -108,9 +109,9 @@ def check_record(
         if record.outputs_sha256 is not None:
             return "run.json names an outputs_sha256 but there is no outputs.json", {}
         return None, payload
-    if outputs.stat().st_size > MAX_OUTPUTS_BYTES:
-        return f"outputs.json is over {MAX_OUTPUTS_BYTES >> 20} MiB", {}
-    data = outputs.read_bytes()
+    data, why = _read(outputs, MAX_OUTPUTS_BYTES, f"{MAX_OUTPUTS_BYTES >> 20} MiB")
+    if why:
+        return f"outputs.json {why}", {}
     if hashlib.sha256(data).hexdigest() != record.outputs_sha256:
         return "outputs.json does not match the outputs_sha256 of run.json", {}
     why = check_json_shape(data)
@@ -118,3 +119,16 @@ def check_record(
         return f"outputs.json {why}", {}
     payload["outputs.json"] = data
     return None, payload
+
+
+def _read(path: Path, limit: int, shown_limit: str) -> tuple[bytes, str | None]:
+    """An artifact file through the one reader: (bytes, None) or (b"", why it is refused)."""
+    try:
+        got = read_capped(path.parent, path.name, limit)
+    except ReproauditError as exc:
+        return b"", exc.problems[0].message if exc.problems else str(exc)
+    if got is None:
+        return b"", "is missing"
+    if len(got.raw) > limit:
+        return b"", f"is over {shown_limit}"
+    return got.raw, None
