@@ -112,3 +112,15 @@ def test_a_link_in_a_code_folder_is_refused_by_the_copy(mini_repo: Path, tmp_pat
     (mini_repo / BOOK / "inside-link").symlink_to("run.py")  # stays inside, still refused
     with pytest.raises(InputError, match="ann-1/inside-link: is a symlink"):
         copy_code(mini_repo, spec, tmp_path / "copy")
+
+
+def test_validating_one_logbook_checks_its_writeup_and_code_on_disk(mini_repo: Path) -> None:
+    """What `reproaudit check` runs: a link beside the logbook is found from its YAML alone."""
+    assert found(validate_repo(mini_repo, [f"{BOOK}.yaml"]).problems) == []
+    (mini_repo / f"{BOOK}.md").unlink()
+    (mini_repo / f"{BOOK}.md").symlink_to("/proc/self/environ")
+    (mini_repo / BOOK / "lib").symlink_to("/usr/lib")
+    assert found(validate_repo(mini_repo, [f"{BOOK}.yaml"]).problems) == [
+        ("not_a_regular_file", f"{BOOK}.md"),
+        ("not_a_regular_file", f"{BOOK}/lib"),
+    ]

@@ -549,9 +549,15 @@ def _expand(root: Path, corpus: Corpus, given: str | Path, here: Path | None) ->
 
 
 def _below(root: Path, rels: set[str]) -> list[str]:
-    """The paths named, and for a folder every path under it (links not entered)."""
-    out = []
+    """The paths named (a logbook with its write-up and code folder), and for a folder
+    every path under it (links not entered)."""
+    named = set(rels)
     for rel in rels:
+        data = layout.classify(rel)
+        if data is not None and data.kind == "logbook":
+            named |= {layout.writeup_rel(*data.key), f"logbooks/{data.key[0]}/{data.key[1]}"}
+    out = []
+    for rel in sorted(named):
         out.append(rel)
         folder = root / rel
         if folder.is_dir() and not folder.is_symlink():
