@@ -63,7 +63,7 @@ def test_code_path_that_is_a_link_elsewhere_is_refused(mini_repo: Path, tmp_path
     folder = mini_repo / "logbooks/Tq7mV2pLx0/ann-1"
     shutil.rmtree(folder)
     os.symlink(tmp_path, folder)
-    assert codes(mini_repo, LOGBOOK) == ["path_not_allowed"]
+    assert codes(mini_repo, LOGBOOK) == ["not_a_regular_file", "path_not_allowed"]
 
 
 def test_size_limits_for_writeups_and_code(mini_repo: Path) -> None:

@@ -136,14 +136,23 @@ def read_capped(root: Path, rel: str, limit: int, shown: str | None = None) -> C
             fd = os.open(parts[-1], FILE_FLAGS, dir_fd=dir_fd)
     except (FileNotFoundError, NotADirectoryError):
         return None
-    with os.fdopen(fd, "rb") as handle:
+    try:
         now = os.fstat(fd)
         if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (
             before.st_dev,
             before.st_ino,
         ):
             raise refusal(rel, "was replaced while it was opened")
-        raw = handle.read(limit + 1)
+        chunks, want = [], min(limit + 1, now.st_size + 1)
+        while want > 0:  # the size may change under us: read until EOF or the cap
+            chunk = os.read(fd, want)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            want = limit + 1 - sum(map(len, chunks))
+    finally:
+        os.close(fd)
+    raw = b"".join(chunks)
     return Capped(raw, max(now.st_size, len(raw)))
 
 

@@ -101,14 +101,14 @@ def disk_problems(root: Path, rels: Iterable[str] | None = None) -> list[Problem
     root = Path(root)
     out: list[Problem] = []
     if rels is None:
-        found = _walk(root, "logbooks")
+        found = _walk(root, "logbooks")  # enters real folders only: nothing above is a link
     else:
         found = [(rel, _lstat_kind(root, rel)) for rel in sorted(set(rels))]
     reported: set[str] = set()
     for rel, kind in found:
         if kind is None or not rel.startswith("logbooks/"):
             continue
-        link = _link_above(root, rel)
+        link = None if rels is None else _link_above(root, rel)
         if link is not None:
             if link not in reported:
                 reported.add(link)
@@ -174,7 +174,12 @@ def _walk(root: Path, top: str) -> list[tuple[str, str | None]]:
             continue
         for entry in entries:
             sub = f"{rel}/{entry.name}"
-            kind = _lstat_kind(root, sub)
+            if entry.is_file(follow_symlinks=False):  # the type scandir already read
+                kind: str | None = "file"
+            elif entry.is_dir(follow_symlinks=False):
+                kind = "folder"
+            else:
+                kind = _lstat_kind(root, sub)
             out.append((sub, kind))
             if kind == "folder" and not entry.name.startswith("."):
                 stack.append(sub)
