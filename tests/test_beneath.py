@@ -124,3 +124,15 @@ def test_validating_one_logbook_checks_its_writeup_and_code_on_disk(mini_repo: P
         ("not_a_regular_file", f"{BOOK}.md"),
         ("not_a_regular_file", f"{BOOK}/lib"),
     ]
+
+
+def test_a_strict_build_names_the_linked_writeup(mini_repo: Path) -> None:
+    """What `build --strict` (site.yml) fails with: one line naming the file."""
+    from reproaudit.corpus_check import check_corpus
+
+    assert check_corpus(mini_repo).ok
+    (mini_repo / f"{BOOK}.md").unlink()
+    (mini_repo / f"{BOOK}.md").symlink_to("/proc/self/environ")
+    assert check_corpus(mini_repo).lines() == [
+        f"{BOOK}.md: not_a_regular_file: is a symlink",
+    ]

@@ -1,8 +1,8 @@
 """One pipeline: each file is read once per run, judging writes nothing, writing is apart.
 
 The read counts patch ``io.open`` (what ``Path.read_bytes`` and ``open`` use) and
-``os.open`` (what the one reader, ``beneath``, uses) and count opens per file while the judge, then the site's loader, work on a copy of
-the example repository.
+``os.open`` (what the one reader, ``beneath``, uses) and count opens per file
+while the judge, then the site's loader, work on a copy of the example repository.
 """
 
 from __future__ import annotations

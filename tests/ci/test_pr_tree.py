@@ -266,3 +266,42 @@ def test_the_validate_step_and_the_report_refuse_a_link_from_the_trees(repo):
     maintainer = Author("maint", maintainer=True, can_write=True, basis="test")
     ruling = rule_pr(tree_changes(repo, "main", head), maintainer, lambda side, rel: "carol")
     assert [(p.code, p.path) for p in ruling.problems] == [("not_a_logbook_file", link)]
+
+
+def test_the_fetch_stage_cli_writes_beside_a_merged_link_not_through_it(
+    repo, tmp_path, github_api
+):
+    """`ci reproduce-pr --stage fetch` as reproduce.yml runs it, with main holding a
+    directory link and the PR writing under it; the control is the same PR's logbook
+    fetched intact into --into."""
+    from click.testing import CliRunner
+
+    from reproaudit.cli import cli
+    from tests.ci.payloads import pull
+
+    git(repo, "checkout", "-q", "main")
+    (repo / "logbooks" / "Zz").symlink_to("../scripts")
+    main = commit(repo, "a link merged before the rule")
+    git(repo, "checkout", "-qb", "later")
+    (repo / "logbooks" / "Zz").unlink()
+    (repo / "logbooks" / "Zz" / "mallory-1").mkdir(parents=True)
+    text = logbook("mallory", "mallory-1").replace(PAPER, "Zz")
+    (repo / "logbooks" / "Zz" / "mallory-1.yaml").write_text(text)
+    (repo / "logbooks" / "Zz" / "mallory-1" / "job.py").write_text("print('replaced')\n")
+    head = commit(repo, "writes through the link")
+    git(repo, "checkout", "-q", "main")
+    github_api.pulls[7] = pull(7, head=head, base=main, author="mallory")
+    before = (repo / "scripts" / "job.py").read_bytes()
+    into = tmp_path / "pr-files"
+    env = {"GITHUB_API_URL": github_api.url, "GITHUB_TOKEN": "ghs_x", "CI": "true"}
+    args = ["ci", "reproduce-pr", "--repo-name", github_api.repo, "--pr", "7", "--sha", head]
+    args += ["--out", str(tmp_path / "out"), "--repo", str(repo), "--stage", "fetch"]
+    result = CliRunner(env=env).invoke(cli, [*args, "--into", str(into)])
+    assert result.exit_code == 0, result.output
+    assert (repo / "scripts" / "job.py").read_bytes() == before
+    assert sorted(p.name for p in (repo / "scripts").iterdir()) == ["job.py"]
+    assert (into / "logbooks/Zz/mallory-1.yaml").read_text() == text
+    # a folder inside the checkout is refused, and nothing is written there
+    inside = CliRunner(env=env).invoke(cli, [*args, "--into", str(repo / "logbooks/Zz/x")])
+    assert inside.exit_code == 1 and "a folder of its own" in inside.output
+    assert sorted(p.name for p in (repo / "scripts").iterdir()) == ["job.py"]
