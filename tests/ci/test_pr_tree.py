@@ -268,9 +268,7 @@ def test_the_validate_step_and_the_report_refuse_a_link_from_the_trees(repo):
     assert [(p.code, p.path) for p in ruling.problems] == [("not_a_logbook_file", link)]
 
 
-def test_the_fetch_stage_cli_writes_beside_a_merged_link_not_through_it(
-    repo, tmp_path, github_api
-):
+def test_the_fetch_stage_cli_writes_beside_a_merged_link_not_through_it(repo, tmp_path, github_api):
     """`ci reproduce-pr --stage fetch` as reproduce.yml runs it, with main holding a
     directory link and the PR writing under it; the control is the same PR's logbook
     fetched intact into --into."""
