@@ -118,6 +118,7 @@ def test_passing_run_writes_the_record_and_the_judge_uses_it(mini_repo: Path, tm
         "url",
         "log_tail",
         "logbook_sha256",
+        "writeup_sha256",
         "code_sha256",
         "outputs_sha256",
         "environment",
@@ -364,8 +365,11 @@ def test_links_out_of_the_code_folder_are_refused(mini_repo: Path, tmp_path: Pat
     (mini_repo / "logbooks" / PAPER / "sneaky-1" / "ssh").symlink_to(tmp_path)
     with pytest.raises(ReproauditError) as err:
         reproduce_logbook(mini_repo, rel, out=tmp_path / "out")
-    assert "code.path: the link 'ssh' leads outside" in str(err.value)
-    assert "[path_not_allowed]" in str(err.value)
+    assert (
+        "code.path: not re-run: the code tree cannot be hashed: ssh in the code folder is a "
+        "symbolic link [path_not_allowed]" in str(err.value)
+    )
+    assert not (tmp_path / "out").exists()
 
 
 def test_logbook_without_reproduce_has_nothing_to_run(mini_repo: Path, tmp_path: Path):

@@ -331,8 +331,10 @@ def _notes(kind: str) -> list[str]:
     if kind == "run":
         return [
             "The judge reads `outputs.json` beside `run.json`: the exact bytes the command "
-            "wrote at `reproduce.outputs`. Records are replaced whole; a record made from other "
-            "logbook bytes is ignored (`stale_rerun`).",
+            "wrote at `reproduce.outputs`. Records are replaced whole. Every input hash is "
+            "computed by reproaudit on the host, never inside the sandbox; a record made from "
+            "other bytes of the logbook, its write-up, code tree or requirements is ignored "
+            "(`stale_rerun`, the evidence naming the input that changed).",
         ]
     if kind == "paper":
         return [

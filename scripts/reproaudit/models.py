@@ -573,7 +573,8 @@ class RunEnvironment(Model):
     requirements: str | None = None
     """The requirements file installed before the run, relative to logbooks/<paper>/."""
     requirements_sha256: Sha256 | None = None
-    """SHA-256 of that file's bytes."""
+    """SHA-256 of that file's bytes, computed on the host; the judge ignores the record
+    (stale_rerun) once it changes."""
 
 
 class RunLimits(Model):
@@ -617,8 +618,13 @@ class RunRecord(Model):
     logbook_sha256: Sha256
     """SHA-256 of the logbook file's bytes that were re-run; the judge ignores the record
     (stale_rerun) once the logbook changes."""
+    writeup_sha256: Sha256 | None = None
+    """SHA-256 of the write-up (<logbook>.md) beside the logbook when it ran; null when there
+    was none. Computed on the host; the judge ignores the record (stale_rerun) once it changes."""
     code_sha256: Sha256 | None = None
-    """SHA-256 of the code tree that ran (file names and bytes)."""
+    """SHA-256 of the code tree that ran: each file's path, mode (100644 or 100755) and the
+    SHA-256 of its bytes, sorted by path; for code: {repo, commit}, of the repository and
+    commit. Computed on the host, never inside the sandbox."""
     outputs_sha256: Sha256 | None = None
     """SHA-256 of outputs.json beside it; null when the run wrote none. The judge ignores a
     record whose outputs.json does not match."""

@@ -116,8 +116,13 @@ def pull(
     association: str = "CONTRIBUTOR",
     changed_files: int = 0,
     repo: str = REPO,
+    head_ref: str = "patch-1",
 ) -> dict[str, Any]:
-    """``GET /repos/{owner}/{repo}/pulls/{number}`` (the fields the flow reads, and more)."""
+    """``GET /repos/{owner}/{repo}/pulls/{number}`` (the fields the flow reads, and more).
+
+    The head branch is in the base repository (``head.repo``), as for a maintainer-pushed or
+    same-repository branch; runs of such a pull request list it in ``pull_requests``.
+    """
     return {
         "url": f"{API}/repos/{repo}/pulls/{number}",
         "id": 279147437,
@@ -127,7 +132,13 @@ def pull(
         "title": "Add a logbook",
         "user": user(author),
         "author_association": association,
-        "head": {"label": f"{author}:patch-1", "ref": "patch-1", "sha": head, "user": user(author)},
+        "head": {
+            "label": f"{repo.split('/')[0]}:{head_ref}",
+            "ref": head_ref,
+            "sha": head,
+            "user": user(author),
+            "repo": repository(repo),
+        },
         "base": {"label": "Codertocat:main", "ref": "main", "sha": base},
         "merged": False,
         "commits": 1,
@@ -180,6 +191,18 @@ def workflow_run_event(
     }
 
 
+def run_pull(number: int = PR, head: str = HEAD, head_ref: str = "patch-1") -> dict[str, Any]:
+    """One item of a workflow run's ``pull_requests`` (a minimal pull request)."""
+    name = REPO.split("/")[1]
+    return {
+        "url": f"{API}/repos/{REPO}/pulls/{number}",
+        "id": 279147437 + number,
+        "number": number,
+        "head": {"ref": head_ref, "sha": head, "repo": {"id": 186853002, "name": name}},
+        "base": {"ref": "main", "sha": BASE, "repo": {"id": 186853002, "name": name}},
+    }
+
+
 def workflow_run(
     head: str = HEAD,
     *,
@@ -189,13 +212,21 @@ def workflow_run(
     conclusion: str | None = "success",
     workflow: str = "validate",
     display_title: str = "Add a logbook",
+    pulls: tuple[int, ...] = (PR,),
+    head_ref: str = "patch-1",
+    head_repo: str = REPO,
 ) -> dict[str, Any]:
-    """One item of ``GET /repos/{o}/{r}/actions/runs`` (``workflow_runs[]``)."""
+    """One item of ``GET /repos/{o}/{r}/actions/runs`` (``workflow_runs[]``).
+
+    ``pulls`` are the open pull requests GitHub lists in ``pull_requests`` (empty for a
+    pull request from a fork); ``head_ref``/``head_repo`` the branch the run was for.
+    """
     return {
         "id": run_id,
         "name": workflow,
         "display_title": display_title,
-        "head_branch": "patch-1",
+        "pull_requests": [run_pull(n, head, head_ref) for n in pulls],
+        "head_branch": head_ref,
         "head_sha": head,
         "path": f".github/workflows/{workflow}.yml",
         "run_number": 562,
@@ -206,7 +237,7 @@ def workflow_run(
         "created_at": created_at,
         "updated_at": created_at,
         "run_started_at": created_at,
-        "head_repository": {"full_name": "contributor/Hello-World"},
+        "head_repository": repository(head_repo),
     }
 
 

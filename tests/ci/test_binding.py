@@ -1,12 +1,20 @@
-"""When was the head pushed? Decided from workflow runs and timeline events, never commit dates."""
+"""When was the head pushed? Dated by this PR's own runs and timeline, never commit dates."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from reproaudit.ci.binding import decide
 from tests.ci import payloads
 
 HEAD = payloads.HEAD
+PR = payloads.PR
 AT = "2026-07-21T10:00:00Z"
+PULL = payloads.pull(PR, head=HEAD)
+
+
+def check(runs: list[dict[str, Any]], timeline: list[dict[str, Any]] | None = None, at: str = AT):
+    return decide(HEAD, at, runs, timeline or [], number=PR, pull=PULL)
 
 
 def test_a_run_before_the_comment_proves_the_push() -> None:
@@ -14,7 +22,7 @@ def test_a_run_before_the_comment_proves_the_push() -> None:
         payloads.workflow_run(HEAD, created_at="2026-07-21T10:30:00Z", run_id=2),
         payloads.workflow_run(HEAD, created_at="2026-07-21T09:59:59Z", run_id=1),
     ]
-    assert decide(HEAD, AT, runs, []).status == "before"  # the earliest run counts
+    assert check(runs).status == "before"  # the earliest run counts
 
 
 def test_runs_of_other_commits_and_events_prove_nothing() -> None:
@@ -22,17 +30,40 @@ def test_runs_of_other_commits_and_events_prove_nothing() -> None:
         payloads.workflow_run("1" * 40, created_at="2026-07-21T09:00:00Z"),
         payloads.workflow_run(HEAD, created_at="2026-07-21T09:00:00Z", event="workflow_dispatch"),
     ]
-    check = decide(HEAD, AT, runs, [payloads.committed(HEAD, "2020-01-01T00:00:00Z")])
-    assert (check.status, check.why) == (
+    got = check(runs, [payloads.committed(HEAD, "2020-01-01T00:00:00Z")])
+    assert (got.status, got.why) == (
         "unknown",
-        "may have been pushed after your comment: no workflow run dates it",
+        "may have been pushed after your comment: no workflow run of this pull request dates it",
     )
+
+
+def test_another_prs_run_of_the_same_commit_never_dates_this_one() -> None:
+    # PR 8 held the commit at 09:00; after the comment, PR 7's branch was fast-forwarded to
+    # it. GitHub lists every open PR whose head matches in pull_requests, so PR 8's run
+    # names PR 7 too by now: the run's branch says whose push it was.
+    theirs = payloads.workflow_run(
+        HEAD, created_at="2026-07-21T09:00:00Z", pulls=(8, PR), head_ref="evil"
+    )
+    assert check([theirs]).status == "unknown"
+    ours = payloads.workflow_run(HEAD, created_at="2026-07-21T10:05:00Z", run_id=2)
+    assert check([theirs, ours]).status == "after"
+    # a run of another PR from a fork with the same branch name: another head repository
+    forked = payloads.workflow_run(
+        HEAD, created_at="2026-07-21T09:00:00Z", pulls=(PR,), head_repo="mallory/Hello-World"
+    )
+    assert check([forked]).status == "unknown"
+    # a run that does not list this PR (or lists none, as for a fork's PR) dates nothing
+    unlisted = payloads.workflow_run(HEAD, created_at="2026-07-21T09:00:00Z", pulls=(8,))
+    assert check([unlisted]).status == "unknown"
+    assert check([payloads.workflow_run(HEAD, pulls=())]).status == "unknown"
+    # control: this PR's own run before the comment dates it
+    assert check([theirs, payloads.workflow_run(HEAD)]).status == "before"
 
 
 def test_unreadable_times_are_not_evidence() -> None:
     runs = [payloads.workflow_run(HEAD, created_at="yesterday")]
-    assert decide(HEAD, AT, runs, []).status == "unknown"
-    assert decide(HEAD, "not a time", runs, []).status == "unknown"
+    assert check(runs).status == "unknown"
+    assert check(runs, at="not a time").status == "unknown"
     good = [payloads.workflow_run(HEAD, created_at="2026-07-21T09:00:00Z")]
     rewritten = [payloads.force_pushed("garbled")]
-    assert decide(HEAD, AT, good, rewritten).status == "after"
+    assert check(good, rewritten).status == "after"

@@ -343,3 +343,59 @@ def test_text_shown_back_is_neutralised() -> None:
     assert "@octocat" not in shown and "<script>" not in shown
     assert "\\|" in shown and "#12" not in shown
     assert len(shown) < 1200
+
+
+def test_reproduce_is_refused_on_a_pr_failing_the_ownership_rule(
+    comment_event, client, base_repo, github_api
+) -> None:
+    # mallory's PR changes carol's logbook (carol-lin owns it at base and head)
+    github_api.pulls[PR] = payloads.pull(PR, author="mallory", changed_files=3)
+    text = (ROOT / "logbooks/Kp4rT9vQ2x/carol-paging-1.yaml").read_text()
+    for ref in (payloads.BASE, HEAD):
+        github_api.contents[("logbooks/Kp4rT9vQ2x/carol-paging-1.yaml", ref)] = text
+    outcome = run(comment_event("/reproduce"), client(), base_repo)
+    assert (outcome.allowed, outcome.reason, outcome.head_sha) == (False, "not_owner", None)
+    assert outcome.reply == (
+        f"Not approved: this pull request fails the ownership rule at `{HEAD}` "
+        "(logbooks/Kp4rT9vQ2x/carol-paging-1.yaml: this logbook belongs to carol-lin (its "
+        "contributor.github), and the pull request is by mallory). A pull request may change "
+        "only files under `logbooks/` and only its author's own logbooks, so its re-run "
+        "records could not be stored. Once the report's check passes, type `/reproduce` again."
+    )
+    assert github_api.comments[PR][-1]["body"] == outcome.reply
+    assert not run(comment_event(f"/reproduce {HEAD}"), client(), base_repo).allowed
+    # a PR by a contributor that also touches the workflows fails the rule too
+    github_api.pulls[PR] = payloads.pull(PR, author="carol-lin", changed_files=4)
+    github_api.files[PR].append(".github/workflows/site.yml")
+    outcome = run(comment_event("/reproduce"), client(), base_repo)
+    assert (outcome.allowed, outcome.reason) == (False, "not_owner")
+    assert "carol-lin may change only files under logbooks/, and it changes" in outcome.reply
+    # control: carol's own PR of her own logbook is approved
+    github_api.files[PR].pop()
+    github_api.pulls[PR] = payloads.pull(PR, author="carol-lin", changed_files=3)
+    assert run(comment_event("/reproduce"), client(), base_repo).allowed
+
+
+def test_a_fast_forward_to_another_prs_commit_is_not_approved(
+    comment_event, client, base_repo, github_api
+) -> None:
+    # PR 8 (branch evil) held HEAD since 09:00; after the maintainer's comment at 10:00 on PR 7,
+    # PR 7's branch is fast-forwarded to HEAD. GitHub now lists PR 7 in PR 8's run too.
+    github_api.runs[:] = [
+        payloads.workflow_run(
+            HEAD, created_at="2026-07-21T09:00:00Z", pulls=(8, PR), head_ref="evil"
+        )
+    ]
+    outcome = run(comment_event("/reproduce"), client(), base_repo)
+    assert (outcome.allowed, outcome.reason) == (False, "head_unconfirmed")
+    assert outcome.reply == (
+        f"Not approved: the head of this pull request, `{HEAD}`, may have been pushed after "
+        "your comment: no workflow run of this pull request dates it, so it may not be the "
+        f"commit you reviewed. If it is, type `/reproduce {HEAD}`."
+    )
+    # PR 7's own run of the push comes after the comment
+    github_api.runs.append(payloads.workflow_run(HEAD, created_at="2026-07-21T10:02:00Z"))
+    assert run(comment_event("/reproduce"), client(), base_repo).reason == "head_moved"
+    # the maintainer who did review that commit names it in full
+    outcome = run(comment_event(f"/reproduce {HEAD}"), client(), base_repo)
+    assert outcome.allowed and outcome.head_sha == HEAD

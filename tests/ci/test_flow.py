@@ -171,3 +171,35 @@ def test_a_rejudge_waits_for_a_running_rerun(github_api, client) -> None:
     assert dispatch_run(client(), github_api.repo, "main", rejudge, PR).startswith("started")
     running.update(display_title=f"reproduce #{PR} reproduce {HEAD}", status="completed")
     assert dispatch_run(client(), github_api.repo, "main", rejudge, PR).startswith("started")
+
+
+def test_judge_pr_sees_the_prs_code_so_an_honest_rerun_is_current(
+    github_api, base_repo, monkeypatch, tmp_path
+) -> None:
+    monkeypatch.setenv("GITHUB_API_URL", github_api.url)
+    head = git_pr(github_api, base_repo)  # the code folder is new in this PR too
+    reruns = tmp_path / "reruns"
+    shutil.copytree(
+        ROOT / "reruns" / "Kp4rT9vQ2x" / "carol-paging-1", reruns / "Kp4rT9vQ2x" / "carol-paging-1"
+    )
+
+    def judge(sha: str):
+        args = ["ci", "judge-pr", "--repo-name", github_api.repo, "--pr", str(PR), "--sha", sha]
+        args += ["--repo", str(base_repo), "--reruns", str(reruns)]
+        return CliRunner(env={"REPROAUDIT_JUDGE_BASE_URL": ""}).invoke(cli, args)
+
+    done = judge(head)
+    assert done.exit_code == 0, done.output
+    assert "(re-run passed)" in done.output
+    assert "stale_rerun" not in done.output and "not_rerun" not in done.output
+    # the same record once the PR's code differs from what ran: stale, naming the code tree
+    git(base_repo, "checkout", "-q", "pr")
+    sweep = base_repo / f"{CAROL}/sweep.py"
+    sweep.write_text(sweep.read_text() + "\n# changed after the re-run\n")
+    git(base_repo, "commit", "-qam", "a change after the re-run")
+    moved = rev(base_repo)
+    git(base_repo, "checkout", "-q", "main")
+    github_api.pulls[PR]["head"]["sha"] = moved
+    done = judge(moved)
+    assert "stale_rerun" in done.output
+    assert "the code tree changed since the re-run" in done.output

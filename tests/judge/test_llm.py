@@ -27,6 +27,9 @@ from reproaudit.judge.llm import (
     truncate,
 )
 from reproaudit.judge.run import judge_repo
+from reproaudit.loader import load_model
+from reproaudit.models import Logbook
+from reproaudit.rerun_inputs import read_inputs
 from tests.fake_llm import FakeLLM
 from tests.judge.test_rules import EXPECTED, TRAPS
 
@@ -80,7 +83,8 @@ def write_current_rerun(
     folder.mkdir(parents=True, exist_ok=True)
     outputs = b'{"ok": true}'
     (folder / "outputs.json").write_bytes(outputs)
-    logbook_bytes = (repo / "logbooks" / paper / f"{logbook}.yaml").read_bytes()
+    rel = f"logbooks/{paper}/{logbook}.yaml"
+    inputs = read_inputs(repo, paper, logbook, load_model(repo / rel, Logbook, rel))
     run = {
         "status": status,
         "exit_code": 0 if status == "passed" else 1,
@@ -88,9 +92,11 @@ def write_current_rerun(
         "backend": "local",
         "sandbox": "bwrap",
         "log_tail": log_tail,
-        "logbook_sha256": hashlib.sha256(logbook_bytes).hexdigest(),
+        "logbook_sha256": inputs.logbook_sha256,
+        "writeup_sha256": inputs.writeup_sha256,
+        "code_sha256": inputs.code_sha256,
         "outputs_sha256": hashlib.sha256(outputs).hexdigest(),
-        "environment": {"image_used": False},
+        "environment": {"image_used": False, "requirements_sha256": inputs.requirements_sha256},
         "limits": {"wall_s": 60},
         "reproaudit_version": "0.1.0",
     }

@@ -361,7 +361,10 @@ def test_a_rerun_of_other_logbook_bytes_is_ignored(tmp_path: Path) -> None:
     c5 = next(j for j in rules_judgements(case) if j.claim == "C5")
     # the typed 0.95, unverified, and the ignored record is named
     assert (c5.verdict, c5.flags) == ("verified", ["not_rerun", "stale_rerun"])
-    assert "the re-run record was ignored: it re-ran other bytes of the logbook" in c5.evidence
+    assert (
+        "the re-run record was ignored: the logbook YAML changed since the re-run "
+        "(logbook_sha256 differs)" in c5.evidence
+    )
 
 
 # --- rules version 2: evidence text, scale, coverage, per ----------------------------------

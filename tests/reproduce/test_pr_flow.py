@@ -60,6 +60,11 @@ json.dump({"found": found}, open("results/metrics.json", "w"))
 """
 
 
+def rev_parse(repo: Path) -> str:
+    done = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True)
+    return done.stdout.decode().strip()
+
+
 def logbook_text(api_url: str, victim: str) -> str:
     return (
         "logbook:\n  id: mallory-paging-1\n  paper: Kp4rT9vQ2x\n  claims_version: 1\n"
@@ -77,17 +82,16 @@ def commit_pr(github_api, repo: Path, files: dict[str, str]) -> str:
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "main")
-    base = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True)
+    base = rev_parse(repo)
     git(repo, "checkout", "-qb", "pr")
     for rel, text in files.items():
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         (repo / rel).write_text(text)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "pr")
-    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True)
+    sha = rev_parse(repo)
     git(repo, "checkout", "-q", "main")
-    sha = head.stdout.decode().strip()
-    github_api.pulls[PR] = pull(PR, head=sha, base=base.stdout.decode().strip(), author="mallory")
+    github_api.pulls[PR] = pull(PR, head=sha, base=base, author="mallory")
     return sha
 
 
@@ -122,7 +126,8 @@ def test_a_malicious_logbook_through_reproduce_pr_and_store(github_api, base_rep
     assert not any(path.endswith("/pwned") for _, path, _ in github_api.requests)
     assert not _alive_with("time.sleep(71.625)")
 
-    # the store takes this PR's record only, checked against the logbook at HEAD
+    # the store takes this PR's record only (mallory's own logbook), checked against the
+    # logbook, write-up and code tree at HEAD
     main = tmp_path / "main"
     shutil.copytree(base_repo / "logbooks", main / "logbooks")
     carol = Path(__file__).resolve().parents[2] / "reruns" / PAPER / "carol-paging-1"
@@ -131,9 +136,8 @@ def test_a_malicious_logbook_through_reproduce_pr_and_store(github_api, base_rep
     forged = out / PAPER / "carol-paging-1"
     forged.mkdir(parents=True, exist_ok=True)
     (forged / "run.json").write_text('{"status": "failed"}')  # what a forger would upload
-    result = CliRunner(env={**env, "CI": "true"}).invoke(
-        cli, ["ci", "store-reruns", "--artifact", str(out), *args, "--repo", str(main)]
-    )
+    store = ["ci", "store-reruns", "--artifact", str(out), *args, "--repo", str(main)]
+    result = CliRunner(env={**env, "CI": "true"}).invoke(cli, [*store, "--git", str(base_repo)])
     assert result.exit_code == 1, result.output
     assert f"stored reruns/{PAPER}/mallory-paging-1" in result.output
     assert (

@@ -21,9 +21,12 @@ from pathlib import Path
 import pytest
 
 from reproaudit.judge.inputs import read_rerun
+from reproaudit.loader import load_model
+from reproaudit.models import Logbook
 from reproaudit.problems import ReproauditError
 from reproaudit.reproduce import Limits, reproduce_logbook
 from reproaudit.reproduce.sandbox import bwrap_available, choose_sandbox
+from reproaudit.rerun_inputs import read_inputs
 from tests.test_reproduce import PAPER, _alive_with, add_logbook, outputs_of, run_json
 
 pytestmark = pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here")
@@ -223,7 +226,8 @@ def test_deep_outputs_are_refused_with_a_reason(mini_repo, tmp_path):
     assert "results/metrics.json is nested deeper than 64 levels; not recorded" in record.log_tail
     # and a deep outputs.json put there by hand is refused by the judge's reader, not a crash
     (out / PAPER / "deep-1" / "outputs.json").write_text("[" * 100000 + "]" * 100000)
-    got = read_rerun(out, PAPER, "deep-1", run_json(out, "deep-1")["logbook_sha256"])
+    book = load_model(mini_repo / rel, Logbook, rel)
+    got = read_rerun(out, PAPER, "deep-1", read_inputs(mini_repo, PAPER, "deep-1", book))
     assert got is not None and got.rerun.stale and got.rerun.outputs is None
 
 

@@ -308,3 +308,61 @@ def test_no_serious_accessibility_violation(
         ]
     context.close()
     assert serious == []
+
+
+@pytest.mark.parametrize("name", ["paper", "home", "handwritten"])
+def test_the_first_tab_offers_a_skip_link_to_the_content(
+    page: object, site_url: str, name: str
+) -> None:
+    page.goto(site_url + PAGE_TYPES[name])
+    page.keyboard.press("Tab")
+    focused = page.evaluate("document.activeElement.textContent.trim()")
+    assert focused == "Skip to content"
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")  # the next stop is inside the page's own content
+    inside = page.evaluate(
+        "document.querySelector('.md-content').contains(document.activeElement)"
+    )
+    assert inside
+
+
+def test_the_paper_bibtex_has_a_copy_button_that_copies_it(browser: object, site_url: str) -> None:
+    context = browser.new_context(viewport=DESKTOP)
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(site_url + PAGE_TYPES["paper"])
+    block = page.locator("pre", has_text="@inproceedings{Hq3VbX0tLs")
+    button = block.locator("button[data-md-type=copy]")
+    button.click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.startswith("@inproceedings{Hq3VbX0tLs,") and copied.rstrip().endswith("}")
+    context.close()
+
+
+SMALLEST_TEXT = """() => {
+  const out = new Set();
+  for (const e of document.querySelectorAll('.md-content *')) {
+    const own = [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    if (!own || !e.getBoundingClientRect().width || e.closest('.ra-sr')) continue;
+    const size = parseFloat(getComputedStyle(e).fontSize);
+    if (size < 12) out.add(`${e.tagName}.${e.className} ${size}px`);
+  }
+  return [...out];
+}"""
+TAP_TARGETS = """() => [...document.querySelectorAll(
+    '.md-content a.ra-flag, .md-content a.ra-chip, .md-content a.ra-bucket, .md-content .ra-anchor')]
+  .filter(e => e.getBoundingClientRect().width)
+  .map(e => [e.textContent.trim(), e.getBoundingClientRect().height])
+  .filter(([, h]) => h < 24)"""
+
+
+@pytest.mark.parametrize("name", ["paper", "logbook", "meaning", "list"])
+def test_phone_text_is_12px_or_more_and_chips_are_24px_tap_targets(
+    browser: object, site_url: str, name: str
+) -> None:
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(site_url + PAGE_TYPES[name])
+    assert page.evaluate(SMALLEST_TEXT) == []
+    assert page.evaluate(TAP_TARGETS) == []
+    context.close()

@@ -528,6 +528,8 @@ def test_without_site_url_the_badge_snippet_says_how_to_fix_it(tmp_path: Path) -
     text = text_of(out / "papers/Kp4rT9vQ2x/index.html")
     assert "[![reproaudit: Falsified, under review](/badges/Kp4rT9vQ2x.svg)]" in text
     assert "they work only on this site's own domain, not in a README" in text
+    # no sitemap of bare paths: the protocol wants absolute URLs
+    assert not (out / "sitemap.xml").exists() and not (out / "sitemap.xml.gz").exists()
 
 
 def test_feeds_linked_in_head_and_one_feed_per_paper(built: Path) -> None:
@@ -632,3 +634,14 @@ def test_one_number_format_and_readable_chart_text(built: Path) -> None:
 def test_judge_is_named_on_paper_pages_and_feeds(built: Path) -> None:
     assert "judge: rules" in text_of(built / "papers/Kp4rT9vQ2x/index.html")
     assert "by rules." in (built / "feed.xml").read_text()
+
+
+def test_a_logbook_page_shows_its_environment_as_a_table_and_numbers_as_written(
+    built: Path,
+) -> None:
+    page = (built / "papers" / "Kp4rT9vQ2x" / "carol-paging-1" / "index.html").read_text()
+    assert '<th scope="row">limit: memory</th><td><code>8 GiB</code></td>' in page
+    assert '<th scope="row">image used</th><td><code>no</code></td>' in page
+    assert "&#34;image_used&#34;" not in page and '"image_used"' not in page  # no raw JSON
+    assert "8→0.909" in page  # a sweep point k = 8 with its value, not 8.0
+    assert "8.0→" not in page

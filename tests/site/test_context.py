@@ -101,3 +101,41 @@ def test_a_logbook_context_shows_each_claim_and_its_rerun(example: SiteData) -> 
     assert page.writeup is not None and page.links.writeup is None  # no repo_url known
     assert page.url == "papers/Kp4rT9vQ2x/carol-paging-1/"
     assert page.cite is not None
+
+
+def test_setting_rows_read_as_a_person_would() -> None:
+    from reproaudit.site.context import setting_rows
+
+    rows = setting_rows(
+        {
+            "sandbox": "bwrap",
+            "image_used": False,
+            "image_digest": None,
+            "limits": {"memory_bytes": 8 << 30, "wall_s": 300, "processes": 256},
+            "extra": [1, 2],
+        }
+    )
+    assert rows == [
+        ("sandbox", "bwrap"),
+        ("image used", "no"),
+        ("image digest", "—"),
+        ("limits: memory", "8 GiB"),
+        ("limits: wall", "300 s"),
+        ("limits: processes", "256"),
+        ("extra", "1, 2"),
+    ]
+
+
+def test_measured_numbers_read_as_written() -> None:
+    from reproaudit.site.render import measured
+
+    assert [measured(v) for v in (8, 8.0, 0.123456789, 2.61, 1e-7, 1e20, True, "x")] == [
+        "8",
+        "8",
+        "0.123456789",
+        "2.61",
+        "1e-07",
+        "1e+20",
+        "True",
+        "x",
+    ]

@@ -1,19 +1,29 @@
-"""Was a pull request's head pushed before a comment was written?
+"""Was a pull request's head pushed before a comment was written? Dated by this PR alone.
 
 A command approves what its author saw. GitHub records no push time on a commit
-(commit dates are whatever the pusher wrote), so the evidence is GitHub's own:
+(commit dates, in the timeline's ``committed`` items and in ``/pulls/{n}/commits``,
+are whatever the pusher wrote), so the evidence is what GitHub itself stamped
+for *this* pull request:
 
-- the first ``pull_request`` workflow run for the head SHA (``GET
-  /repos/{o}/{r}/actions/runs?head_sha=...&event=pull_request``) is created after
-  the push that made it the head, so a run created at or before the comment
-  proves the head existed by then;
-- the issue timeline's ``head_ref_force_pushed`` and ``head_ref_restored``
-  events carry their time: one after the comment means the branch was rewritten
-  since (for instance back to an older commit that has an early run).
+- a ``pull_request`` workflow run (``GET /repos/{o}/{r}/actions/runs?head_sha=...
+  &event=pull_request``) for the head SHA whose ``pull_requests`` names this
+  pull request and whose ``head_branch`` and ``head_repository`` are this pull
+  request's head branch and repository. A run is created after the push that
+  made it the head, so one created at or before the comment proves the head
+  was this PR's by then. GitHub fills ``pull_requests`` with every open pull
+  request whose head matches, not only the one that triggered the run, so the
+  branch and repository must match too: a run of *another* pull request for the
+  same commit never dates this one (a fast-forward to another PR's commit stays
+  undated). Runs of pull requests from forks carry an empty ``pull_requests``
+  and so never date a head: the maintainer then names the full SHA;
+- this pull request's timeline events ``head_ref_force_pushed``,
+  ``head_ref_deleted`` and ``head_ref_restored`` carry their time: one after
+  the comment means the branch was rewritten since (for instance back to an
+  older commit that has an early run).
 
-Without a run for the head, the answer is "unknown": callers treat it like a
-moved head and ask for the full SHA. The decision (``decide``) is pure; the two
-API reads are in ``head_at_comment``.
+Without such a run the answer is "unknown": callers treat it like a moved head
+and ask for the full SHA. The decision (``decide``) is pure; the API reads are in
+``head_at_comment``.
 """
 
 from __future__ import annotations
@@ -46,10 +56,40 @@ def parse_time(value: Any) -> datetime | None:
     return parsed if parsed.tzinfo is not None else None
 
 
+def dates_this_pull(run: dict[str, Any], head: str, number: int, pull: dict[str, Any]) -> bool:
+    """Whether a workflow run is this pull request's own ``pull_request`` run of ``head``."""
+    if str(run.get("head_sha")) != head or run.get("event") != "pull_request":
+        return False
+    listed = run.get("pull_requests")
+    if not isinstance(listed, list) or not any(
+        isinstance(item, dict) and item.get("number") == number for item in listed
+    ):
+        return False
+    pull_head = _mapping(pull.get("head"))
+    if run.get("head_branch") != pull_head.get("ref"):
+        return False
+    wanted = _mapping(pull_head.get("repo")).get("full_name")
+    return not wanted or _mapping(run.get("head_repository")).get("full_name") == wanted
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def decide(
-    head: str, comment_at: str, runs: list[dict[str, Any]], timeline: list[dict[str, Any]]
+    head: str,
+    comment_at: str,
+    runs: list[dict[str, Any]],
+    timeline: list[dict[str, Any]],
+    *,
+    number: int,
+    pull: dict[str, Any],
 ) -> HeadCheck:
-    """Whether ``head`` was the pushed head at ``comment_at``, from runs and timeline events."""
+    """Whether ``head`` was pull request ``number``'s pushed head at ``comment_at``.
+
+    ``pull`` is the pull request (``GET /pulls/{n}``), ``runs`` the workflow runs for
+    the head SHA, ``timeline`` this pull request's timeline.
+    """
     written = parse_time(comment_at)
     if written is None:
         return HeadCheck(head, "unknown", "cannot be dated against your comment (unreadable time)")
@@ -65,12 +105,15 @@ def decide(
     times = [
         t
         for run in runs
-        if str(run.get("head_sha")) == head and run.get("event") == "pull_request"
+        if dates_this_pull(run, head, number, pull)
         if (t := parse_time(run.get("created_at"))) is not None
     ]
     if not times:
         return HeadCheck(
-            head, "unknown", "may have been pushed after your comment: no workflow run dates it"
+            head,
+            "unknown",
+            "may have been pushed after your comment: no workflow run of this pull request "
+            "dates it",
         )
     first = min(times)
     if first > written:
@@ -80,7 +123,8 @@ def decide(
 
 def head_at_comment(github: GitHub, repo: str, number: int, comment_at: str) -> HeadCheck:
     """The PR's current head and whether it was pushed before ``comment_at``."""
-    head = str(github.pull(repo, number)["head"]["sha"])
+    pull = github.pull(repo, number)
+    head = str(pull["head"]["sha"])
     runs = github.workflow_runs(repo, head, event="pull_request")
     timeline = github.timeline(repo, number)
-    return decide(head, comment_at, runs, timeline)
+    return decide(head, comment_at, runs, timeline, number=number, pull=pull)

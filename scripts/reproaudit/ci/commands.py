@@ -14,6 +14,7 @@ buffy-style, so a reviewer reads what a command may do in one place.
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -36,6 +37,7 @@ from ..problems import Problem
 from ..repo import Corpus
 from .binding import HeadCheck, head_at_comment
 from .github import WRITE_PERMISSIONS, GitHub
+from .ownership import rule_pull
 from .text import code, plain
 
 Who = Literal["anyone", "write", "author"]
@@ -168,6 +170,7 @@ class Context:
     repo_dir: Path
     permission: str
     dry_run: bool
+    team: str | None = None
     _files: list[str] | None = None
     _head: HeadCheck | None = None
 
@@ -182,6 +185,13 @@ class Context:
                 self.github, self.event.repo, self.event.number, self.event.created_at
             )
         return self._head
+
+    def ownership(self, head: str) -> str | None:
+        """Why the pull request fails the ownership rule at ``head`` (the report's check, on
+        git trees when ``repo_dir`` is a clone), or None when it passes."""
+        git = self.repo_dir if (Path(self.repo_dir) / ".git").exists() else None
+        pulled = rule_pull(self.github, self.event.repo, self.event.number, head, git, self.team)
+        return pulled.refusal()
 
     def files(self) -> list[str]:
         if self._files is None:
@@ -310,6 +320,16 @@ def _reproduce(ctx: Context, words: list[str], rest: str) -> Outcome:
             f"Not approved: the head of this pull request, `{head}`, {check.why}, so it "
             "may not be the commit you reviewed. If it is, type "
             f"`/reproduce {head}`.",
+        )
+    refusal = ctx.ownership(head)
+    if refusal is not None:
+        return refuse(
+            "reproduce",
+            "not_owner",
+            f"Not approved: this pull request fails the ownership rule at `{head}` "
+            f"({plain(refusal)}). A pull request may change only files under `logbooks/` "
+            "and only its author's own logbooks, so its re-run records could not be stored. "
+            "Once the report's check passes, type `/reproduce` again.",
         )
     names = [f"{p}/{lb}" for p, lb in books]
     return Outcome(
@@ -547,8 +567,18 @@ def _author(ctx: Context, words: list[str], rest: str) -> Outcome:
 # --- dispatcher -------------------------------------------------------------------------
 
 
-def dispatch(payload: Any, github: GitHub, repo_dir: Path, *, dry_run: bool = False) -> Outcome:
-    """Decide what one comment does. Sends nothing and writes nothing itself."""
+def dispatch(
+    payload: Any,
+    github: GitHub,
+    repo_dir: Path,
+    *,
+    dry_run: bool = False,
+    team: str | None = None,
+) -> Outcome:
+    """Decide what one comment does. Sends nothing and writes nothing itself.
+
+    ``team`` (``ORG/TEAM``) counts as maintainers in the ownership rule, as in the report.
+    """
     event = parse_event(payload)
     parsed = parse_command(event.body)
     if parsed is None:
@@ -567,7 +597,7 @@ def dispatch(payload: Any, github: GitHub, repo_dir: Path, *, dry_run: bool = Fa
         return refuse(name, "not_a_pull_request", "Commands work on pull requests only.")
     command = HANDLERS.get(name)
     permission = github.permission(event.repo, event.login)
-    ctx = Context(event, github, repo_dir, permission, dry_run)
+    ctx = Context(event, github, repo_dir, permission, dry_run, team)
     if command is None:
         return refuse(
             name,
@@ -643,7 +673,8 @@ def handle_comment(payload: Path, repo_dir: Path, *, dry_run: bool = False) -> O
     except ArtifactError as exc:
         raise exc.at(payload) from None
     github = GitHub.from_env(read_only=dry_run)
-    outcome = dispatch(data, github, repo_dir, dry_run=dry_run)
+    team = os.environ.get("REPROAUDIT_MAINTAINERS_TEAM") or None
+    outcome = dispatch(data, github, repo_dir, dry_run=dry_run, team=team)
     if not dry_run and outcome.command is not None:
         carry_out(outcome, parse_event(data), github, repo_dir)
     return outcome

@@ -1,4 +1,8 @@
-"""``ci judge-pr``: fetch a PR's logbooks as data (never its code), judge them, comment."""
+"""``ci judge-pr``: fetch a PR's logbooks as data, judge them, comment.
+
+The code folders are fetched too, as data only (nothing here runs them): the judge
+hashes them to decide whether a re-run record is current for the PR's bytes.
+"""
 
 from __future__ import annotations
 
@@ -30,7 +34,9 @@ def judge_pull_request(
     verify_head(github, repo_name, pr, sha)
     with tempfile.TemporaryDirectory(prefix="reproaudit-judge-") as tmp:
         view = Path(tmp) / "pr"
-        books = pr_logbooks(fetch_pr_logbooks(github, repo_name, pr, sha, repo, view))
+        books = pr_logbooks(
+            fetch_pr_logbooks(github, repo_name, pr, sha, repo, view, with_code=True)
+        )
         body = judge_pr(view, books, judge, reruns=reruns)
     if post:
         post_verdicts(github, repo_name, pr, body, judge.mode)

@@ -14,16 +14,18 @@
 
 ``validate.yml`` runs the rule with what it knows without a token (the
 association); ``ci report --post`` runs it again with the permissions API and
-is the required check. The rule (``rule_pr``) is pure: the facts about the
-author and a way to read a logbook's owner at the base and at the head are
-passed in.
+is the required check, and ``/reproduce`` and ``ci store-reruns`` run that same
+check (``rule_pull``: the permissions API and the base and head git trees) before
+approving a re-run or storing a record. The rule (``rule_pr``) is pure: the
+facts about the author and a way to read a logbook's owner at the base and at
+the head are passed in.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from .. import problems as P
@@ -31,7 +33,7 @@ from ..errors import ReproauditError
 from ..loader import parse_yaml
 from ..pathrule import tree_problems
 from ..problems import Problem
-from .changes import Change
+from .changes import BlobReader, Change, ensure_commits, tree_changes
 from .github import WRITE_PERMISSIONS, GitHub
 
 TRUSTED_ASSOCIATIONS = {"OWNER", "MEMBER", "COLLABORATOR"}
@@ -179,3 +181,89 @@ def _not_owner(book: str, login: str, base: str | None, head: str | None) -> Pro
         )
         hint = f"set contributor.github: {login}, or let {head} open the pull request"
     return Problem(P.NOT_OWNER, book, None, "logbook.contributor.github", message, hint)
+
+
+@dataclass(frozen=True)
+class PullRuling:
+    """The ownership rule applied to one pull request at one head, with what it looked at."""
+
+    ruling: Ruling
+    author: Author
+    changes: list[Change]
+    complete: bool  # every changed path was seen (git trees, or a complete files list)
+
+    def refusal(self) -> str | None:
+        """Why the pull request fails the rule, in one line; None when it passes."""
+        if self.ruling.outside:
+            shown = ", ".join(self.ruling.outside[:3])
+            more = (
+                f" and {len(self.ruling.outside) - 3} more" if len(self.ruling.outside) > 3 else ""
+            )
+            return (
+                f"{self.author.login} may change only files under logbooks/, and it changes "
+                f"{shown}{more}"
+            )
+        if self.ruling.problems:
+            first = self.ruling.problems[0]
+            return f"{first.path}: {first.message}"
+        return None
+
+    def logbooks(self) -> list[str]:
+        """The logbook YAML paths the pull request touches (its YAML, write-up or code)."""
+        return sorted({b for c in self.changes if (b := logbook_of(c.path)) is not None})
+
+
+def rule_pull(
+    github: GitHub,
+    repo: str,
+    number: int,
+    head: str,
+    repo_dir: Path | None,
+    team: str | None = None,
+) -> PullRuling:
+    """The ownership rule for pull request ``number`` at ``head``, from trusted facts.
+
+    The author's rights come from the permissions API; the changed paths and the
+    owners at base and head from git trees in ``repo_dir`` (a clone; the commits
+    are fetched as objects), or from the API when there is no clone, in which
+    case a files list GitHub cuts short fails the rule.
+    """
+    pull = github.pull(repo, number)
+    base = str(pull["base"]["sha"])
+    author = author_from_api(
+        github,
+        repo,
+        str(pull["user"]["login"]),
+        str(pull.get("author_association") or "NONE"),
+        team,
+    )
+    if repo_dir is not None:
+        ensure_commits(repo_dir, [base, head])
+        changes = tree_changes(repo_dir, base, head)
+        with BlobReader(repo_dir) as reader:
+
+            def git_owner(side: Side, rel: str) -> str | None:
+                return contributor_of(reader.read(base if side == "base" else head, rel), rel)
+
+            return PullRuling(rule_pr(changes, author, git_owner), author, changes, True)
+
+    def api_owner(side: Side, rel: str) -> str | None:
+        return contributor_of(github.file_text(repo, rel, base if side == "base" else head), rel)
+
+    files, complete = github.pull_files_complete(repo, number)
+    changes = [Change(f, "M") for f in files]
+    ruling = rule_pr(changes, author, api_owner)
+    if not complete:
+        ruling.problems.insert(
+            0,
+            Problem(
+                P.FILES_NOT_LISTED,
+                f"pull request {number}",
+                None,
+                None,
+                f"GitHub lists {len(files)} of the files this pull request changes "
+                f"({pull.get('changed_files')}); it cannot be checked completely",
+                "split it into pull requests of fewer than 3,000 files",
+            ),
+        )
+    return PullRuling(ruling, author, changes, complete)

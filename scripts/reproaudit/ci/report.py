@@ -32,8 +32,8 @@ from ..problems import Problem
 from ..repo import Corpus
 from ..validate import git_changed, validate_repo
 from . import sticky
-from .changes import BlobReader, Change, ensure_commits, tree_changes
-from .ownership import Author, Ruling, author_from_api, contributor_of, rule_pr
+from .changes import BlobReader, Change, tree_changes
+from .ownership import Author, Ruling, contributor_of, rule_pr, rule_pull
 from .text import code, plain
 
 SCHEMA = "reproaudit-pr-result/1"
@@ -526,38 +526,4 @@ def check_pr_changes(
     artifact: Artifact, *, github: Any, repo: str, repo_dir: Path | None, team: str | None
 ) -> Ruling:
     """The ownership rule for the artifact's PR and head, from the API and git (trusted)."""
-    pull = github.pull(repo, artifact.pr)
-    base, head = str(pull["base"]["sha"]), artifact.head_sha
-    author = author_from_api(
-        github,
-        repo,
-        str(pull["user"]["login"]),
-        str(pull.get("author_association") or "NONE"),
-        team,
-    )
-    if repo_dir is not None:
-        ensure_commits(repo_dir, [base, head])
-        with BlobReader(repo_dir) as reader:
-            return rule_pr(
-                tree_changes(repo_dir, base, head), author, git_owner_at(reader, base, head)
-            )
-
-    def owner_at(side: str, rel: str) -> str | None:
-        return contributor_of(github.file_text(repo, rel, base if side == "base" else head), rel)
-
-    files, complete = github.pull_files_complete(repo, artifact.pr)
-    ruling = rule_pr([Change(f, "M") for f in files], author, owner_at)
-    if not complete:
-        ruling.problems.insert(
-            0,
-            Problem(
-                P.FILES_NOT_LISTED,
-                f"pull request {artifact.pr}",
-                None,
-                None,
-                f"GitHub lists {len(files)} of the files this pull request changes "
-                f"({pull.get('changed_files')}); it cannot be checked completely",
-                "split it into pull requests of fewer than 3,000 files",
-            ),
-        )
-    return ruling
+    return rule_pull(github, repo, artifact.pr, artifact.head_sha, repo_dir, team).ruling

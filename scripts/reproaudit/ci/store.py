@@ -1,18 +1,26 @@
 """``reproaudit ci store-reruns``: take from an untrusted artifact only the records it should.
 
 The re-run job ran contributor code, so its artifact is untrusted data. A
-record is stored under ``reruns/<paper>/<logbook>/`` only when the logbook is
-one this pull request changes (asked of the GitHub API, not of the artifact),
-its ``run.json`` passes the one model (``models.RunRecord``), its
-``logbook_sha256`` is the hash of the logbook's bytes at the approved commit,
-and ``outputs.json`` (if any) is the file ``outputs_sha256`` names, within the
-judge's size and depth limits. Each stored folder is replaced whole. Every
-refusal is reported with its reason; nothing of a refused record is written.
+record is stored under ``reruns/<paper>/<logbook>/`` only when
+
+- the pull request passes the ownership rule at the approved commit, checked as
+  the report checks it (``ownership.rule_pull``: the permissions API, the base
+  and head git trees): a pull request that fails it stores nothing;
+- the logbook is one the pull request changes (its YAML, write-up or code), by
+  those same trees, not by the artifact;
+- its ``run.json`` passes the one model (``models.RunRecord``) and is current
+  for the logbook's inputs at the approved commit (``judge.inputs.record_currency``,
+  the judge's own check): the logbook, write-up, code tree and requirements
+  hashes recomputed here from git objects, and ``outputs.json`` (if any) the
+  file ``outputs_sha256`` names, within the judge's size and depth limits.
+
+Each stored folder is replaced whole. Every refusal is reported with its reason;
+nothing of a refused record is written.
 """
 
 from __future__ import annotations
 
-import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,11 +28,21 @@ from pydantic import ValidationError
 
 from ..beneath import read_capped
 from ..errors import ReproauditError
-from ..judge.inputs import MAX_OUTPUTS_BYTES, MAX_RUN_BYTES, check_json_shape, load_json
-from ..models import RunRecord
+from ..judge.inputs import (
+    MAX_OUTPUTS_BYTES,
+    MAX_RUN_BYTES,
+    check_json_shape,
+    load_json,
+    record_currency,
+)
+from ..loader import parse_yaml, to_model
+from ..models import Logbook, RunRecord
 from ..reproduce.record import replace_folder
-from .flow import pr_logbooks, verify_head
+from ..rerun_inputs import GitTree, InputHashes, TreeRefused, inputs_at_commit
+from .changes import auth_env
+from .flow import verify_head
 from .github import GitHub
+from .ownership import rule_pull
 
 RECORD_FILES = ("run.json", "outputs.json")
 IGNORED_FILES = ("log.txt",)
@@ -45,14 +63,54 @@ class StoreReport:
 
 
 def store_reruns(
-    github: GitHub, repo_name: str, pr: int, sha: str, artifact: Path, repo: Path
+    github: GitHub,
+    repo_name: str,
+    pr: int,
+    sha: str,
+    artifact: Path,
+    repo: Path,
+    *,
+    git_dir: Path,
+    team: str | None = None,
 ) -> StoreReport:
-    """Validate the artifact's records against the PR at ``sha`` and store the good ones."""
+    """Validate the artifact's records against the PR at ``sha`` and store the good ones.
+
+    ``git_dir`` is a clone of the repository (the commits are fetched into it as
+    objects); ``repo`` is where ``reruns/`` is written.
+    """
     verify_head(github, repo_name, pr, sha)
-    changed = set(pr_logbooks(github.pull_files(repo_name, pr)))
+    pulled = rule_pull(github, repo_name, pr, sha, git_dir, team)
+    refusal = pulled.refusal()
+    changed = {_key(rel) for rel in pulled.logbooks()}
     report = StoreReport()
+    groups = _record_groups(Path(artifact), changed, pr, report)
+    if refusal is not None:
+        failed = f"pull request {pr} fails the ownership rule ({refusal}); nothing is stored"
+        report.refused += [(f"{p}/{lb}/run.json", failed) for p, lb in sorted(groups)]
+        return report
+    for key in sorted(changed - set(groups)):
+        report.missing.append(f"reruns/{key[0]}/{key[1]}")
+    with GitTree(git_dir, sha, env=auth_env(os.environ.get("GITHUB_TOKEN"))) as tree:
+        for (paper, logbook), files in sorted(groups.items()):
+            why, payload = check_record(files, _inputs(tree, paper, logbook))
+            if why:
+                report.refused.append((f"{paper}/{logbook}/run.json", why))
+                continue
+            replace_folder(Path(repo) / "reruns" / paper / logbook, payload)
+            report.stored.append(f"reruns/{paper}/{logbook}")
+    return report
+
+
+def _key(rel: str) -> tuple[str, str]:
+    parts = rel.split("/")  # logbooks/<paper>/<logbook>.yaml
+    return parts[1], parts[2].removesuffix(".yaml")
+
+
+def _record_groups(
+    root: Path, changed: set[tuple[str, str]], pr: int, report: StoreReport
+) -> dict[tuple[str, str], dict[str, Path]]:
+    """The artifact's record files by logbook; anything else is refused with its reason."""
     groups: dict[tuple[str, str], dict[str, Path]] = {}
-    root = Path(artifact)
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
         if path.is_dir() and not path.is_symlink():
@@ -66,29 +124,30 @@ def store_reruns(
             report.refused.append((rel, f"pull request {pr} does not change that logbook"))
         elif parts[2] in RECORD_FILES:
             groups.setdefault((parts[0], parts[1]), {})[parts[2]] = path
-    for key in sorted(changed - set(groups)):
-        report.missing.append(f"reruns/{key[0]}/{key[1]}")
-    for (paper, logbook), files in sorted(groups.items()):
-        where = f"{paper}/{logbook}/run.json"
-        text = github.file_text(repo_name, f"logbooks/{paper}/{logbook}.yaml", sha)
-        logbook_bytes = None if text is None else text.encode("utf-8")
-        why, payload = check_record(files, logbook_bytes)
-        if why:
-            report.refused.append((where, why))
-            continue
-        replace_folder(Path(repo) / "reruns" / paper / logbook, payload)
-        report.stored.append(f"reruns/{paper}/{logbook}")
-    return report
+    return groups
+
+
+def _inputs(tree: GitTree, paper: str, logbook: str) -> InputHashes | str:
+    """The logbook's input hashes at the approved commit, or why they cannot be known."""
+    rel = f"logbooks/{paper}/{logbook}.yaml"
+    try:
+        raw = tree.read(rel)
+        if raw is None:
+            return "the logbook does not exist at the approved commit"
+        book = to_model(parse_yaml(raw.decode("utf-8"), rel), Logbook)
+    except (ReproauditError, TreeRefused, UnicodeDecodeError) as exc:
+        return f"the logbook at the approved commit cannot be read: {exc}"
+    return inputs_at_commit(tree, paper, logbook, book)
 
 
 def check_record(
-    files: dict[str, Path], logbook_bytes: bytes | None
+    files: dict[str, Path], inputs: InputHashes | str
 ) -> tuple[str | None, dict[str, bytes]]:
-    """(why it is refused, None) or (None, the files to store) for one record folder."""
+    """(why it is refused, {}) or (None, the files to store) for one record folder."""
     if "run.json" not in files:
         return "outputs.json without a run.json", {}
-    if logbook_bytes is None:
-        return "the logbook does not exist at the approved commit", {}
+    if isinstance(inputs, str):
+        return inputs, {}
     run_bytes, why = _read(files["run.json"], MAX_RUN_BYTES, f"{MAX_RUN_BYTES >> 10} KiB")
     if why:
         return f"run.json {why}", {}
@@ -96,28 +155,26 @@ def check_record(
     if why:
         return f"run.json {why}", {}
     try:
-        record = RunRecord.model_validate(raw)
+        RunRecord.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(p) for p in first["loc"]) or "run.json"
         return f"run.json: {loc}: {first['msg']}", {}
-    if record.logbook_sha256 != hashlib.sha256(logbook_bytes).hexdigest():
-        return "logbook_sha256 is not the hash of the logbook at the approved commit", {}
-    payload = {"run.json": run_bytes}
     outputs = files.get("outputs.json")
-    if outputs is None:
-        if record.outputs_sha256 is not None:
-            return "run.json names an outputs_sha256 but there is no outputs.json", {}
-        return None, payload
-    data, why = _read(outputs, MAX_OUTPUTS_BYTES, f"{MAX_OUTPUTS_BYTES >> 20} MiB")
-    if why:
-        return f"outputs.json {why}", {}
-    if hashlib.sha256(data).hexdigest() != record.outputs_sha256:
-        return "outputs.json does not match the outputs_sha256 of run.json", {}
-    why = check_json_shape(data)
-    if why:
-        return f"outputs.json {why}", {}
-    payload["outputs.json"] = data
+    data = None
+    if outputs is not None:
+        data, why = _read(outputs, MAX_OUTPUTS_BYTES, f"{MAX_OUTPUTS_BYTES >> 20} MiB")
+        if why:
+            return f"outputs.json {why}", {}
+    currency = record_currency(raw, inputs, data)
+    if not currency.current:
+        return f"not current at the approved commit: {currency.why}", {}
+    payload = {"run.json": run_bytes}
+    if data is not None:
+        why = check_json_shape(data)
+        if why:
+            return f"outputs.json {why}", {}
+        payload["outputs.json"] = data
     return None, payload
 
 

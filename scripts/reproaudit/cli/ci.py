@@ -37,6 +37,13 @@ payload_option = click.option(
     help="The issue_comment event (GITHUB_EVENT_PATH).",
 )
 
+team_option = click.option(
+    "--team",
+    envvar="REPROAUDIT_MAINTAINERS_TEAM",
+    metavar="ORG/TEAM",
+    help="Members of this team are maintainers too [env: REPROAUDIT_MAINTAINERS_TEAM].",
+)
+
 
 def _event_or_pr(event: Path | None, pr: int | None, sha: str | None) -> None:
     if event is None and (pr is None or sha is None):
@@ -132,12 +139,7 @@ def ci_validate_pr(
     type=click.Path(file_okay=False, path_type=Path),
     help="A clone to compare the base and head trees in (fetching them as objects only).",
 )
-@click.option(
-    "--team",
-    envvar="REPROAUDIT_MAINTAINERS_TEAM",
-    metavar="ORG/TEAM",
-    help="Members of this team are maintainers too [env: REPROAUDIT_MAINTAINERS_TEAM].",
-)
+@team_option
 def ci_report(
     artifact: Path,
     event: Path | None,
@@ -343,12 +345,34 @@ def ci_reproduce_pr(
 @pr_option(required=True)
 @sha_option(required=True)
 @repo_option
-def ci_store_reruns(artifact: Path, repo_name: str, pr: int, sha: str, repo: Path) -> None:
-    """Store the re-run records of a PR's logbooks under reruns/, refusing anything else."""
+@click.option(
+    "--git",
+    "git_dir",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    required=True,
+    help="A clone to read the approved commit's trees in (fetching it as objects only).",
+)
+@team_option
+def ci_store_reruns(
+    artifact: Path,
+    repo_name: str,
+    pr: int,
+    sha: str,
+    repo: Path,
+    git_dir: Path,
+    team: str | None,
+) -> None:
+    """Store the re-run records of a PR's logbooks under reruns/, refusing anything else.
+
+    Only when the PR passes the ownership rule, for the logbooks it changes, and when each
+    record binds those logbooks' bytes, write-up, code tree and requirements at --sha.
+    """
     from ..ci.github import GitHub
     from ..ci.store import store_reruns
 
-    report = store_reruns(GitHub.from_env(), repo_name, pr, sha, artifact, repo)
+    report = store_reruns(
+        GitHub.from_env(), repo_name, pr, sha, artifact, repo, git_dir=git_dir, team=team
+    )
     for line in report.lines():
         click.echo(line)
     raise SystemExit(1 if report.refused else 0)

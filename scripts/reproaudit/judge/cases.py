@@ -12,6 +12,7 @@ from typing import Any
 from ..models import ClaimVerdict
 from .finalize import ClaimFacts, finalize
 from .halt import Halt
+from .inputs import passed_and_current
 from .rules import RULES_VERSION, judge_claim
 from .types import Case, CaseResult
 
@@ -40,16 +41,9 @@ class RulesJudge:
 
 
 def rerun_current(case: Case) -> bool:
-    """A passed re-run whose record names the current logbook bytes and its own outputs."""
-    record = case.record
-    if record is None or record.rerun.status != "passed" or case.logbook_sha256 is None:
-        return False
-    if record.rerun.stale or record.run is None:  # the re-run layer's own verdict on it
-        return False
-    if record.run.logbook_sha256 != case.logbook_sha256:
-        return False
-    declared = record.run.outputs_sha256
-    return declared is None or declared == record.info.outputs_sha256
+    """A passed re-run whose record binds the current logbook, write-up, code tree,
+    requirements and its own outputs (``inputs.passed_and_current``)."""
+    return passed_and_current(case.record).current
 
 
 def claim_facts(case: Case, injection: bool = False) -> dict[str, ClaimFacts]:

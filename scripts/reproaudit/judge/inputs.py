@@ -1,10 +1,13 @@
 """What a verdict depends on: re-run records and the input hash.
 
 A re-run record (``<reruns>/<paper>/<logbook>/outputs.json`` and ``run.json``)
-is produced by ``reproaudit reproduce`` and stored by ``ci store-reruns``. The input hash
-covers every byte that can change a verdict: the paper file, the logbook and
-its write-up, the re-run outputs and run record, and the judge's own
-configuration (mode, model, prompt and rules versions, samples).
+is produced by ``reproaudit reproduce`` and stored by ``ci store-reruns``. Whether
+a record is current for a logbook's bytes is decided here once
+(``record_currency``, ``passed_and_current``) for the judge and the store. The
+input hash covers every byte that can change a verdict: the paper file, the
+logbook and its write-up, the re-run outputs and run record, with a record the
+code tree and requirements it must match, and the judge's own configuration
+(mode, model, prompt and rules versions, samples).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +27,7 @@ from .rules import Rerun
 
 if TYPE_CHECKING:
     from ..repo import Blob, Corpus
+    from ..rerun_inputs import InputHashes
 
 MAX_OUTPUTS_BYTES = 16 * 1024 * 1024
 MAX_RUN_BYTES = 1024 * 1024
@@ -40,6 +44,7 @@ class RerunRecord:
     outputs_bytes: bytes | None
     run_bytes: bytes
     run: RunRecord | None = None  # run.json as its model; None when it did not validate
+    currency: Currency = field(default_factory=lambda: Currency(True, []))
 
 
 def rerun_info(run: RunRecord, run_sha256: str | None, outputs_sha256: str | None) -> RerunInfo:
@@ -84,19 +89,87 @@ def check_json_shape(raw: bytes) -> str | None:
     return load_json(raw)[1]
 
 
+@dataclass(frozen=True)
+class Currency:
+    """Whether a re-run record ran the current bytes; ``reasons`` say which input changed."""
+
+    current: bool
+    reasons: list[str]
+
+    @property
+    def why(self) -> str | None:
+        """The reasons in one line (the evidence of ``stale_rerun``), or None when current."""
+        return None if self.current else "; ".join(self.reasons)
+
+
+# run.json's input hashes, where they live in it, and how evidence names each input
+BOUND_INPUTS = (
+    ("logbook_sha256", (), "the logbook YAML"),
+    ("writeup_sha256", (), "the write-up"),
+    ("code_sha256", (), "the code tree"),
+    ("requirements_sha256", ("environment",), "the requirements file"),
+)
+
+
+def record_currency(
+    raw: dict[str, Any], inputs: InputHashes, outputs_bytes: bytes | None
+) -> Currency:
+    """Whether ``run.json`` (as parsed JSON) binds exactly ``inputs`` and these outputs.
+
+    The one check behind the judge and ``ci store-reruns``: every input hash
+    must be present in the record (null is a value: "there was no write-up")
+    and equal to the current one, computed on the host; ``outputs.json`` must
+    be the file ``outputs_sha256`` names. Each mismatch is one reason.
+    """
+    reasons = []
+    if inputs.refused:
+        reasons.append(inputs.refused)
+    for key, where, name in BOUND_INPUTS:
+        holder: Any = raw
+        for part in where:
+            holder = holder.get(part) if isinstance(holder, dict) else None
+        if not isinstance(holder, dict) or key not in holder:
+            reasons.append(f"run.json does not say which bytes of {name} it re-ran (no {key})")
+            continue
+        recorded, now = holder[key], getattr(inputs, key)
+        if recorded != now:
+            change = (
+                "was added" if recorded is None else "was removed" if now is None else "changed"
+            )
+            reasons.append(f"{name} {change} since the re-run ({key} differs)")
+    if sha256_bytes(outputs_bytes) != raw.get("outputs_sha256"):
+        reasons.append("outputs.json does not match the outputs_sha256 of run.json")
+    return Currency(not reasons, reasons)
+
+
+def passed_and_current(record: RerunRecord | None) -> Currency:
+    """Whether there is a passed re-run of the current bytes; if not, why not.
+
+    What the evidence rule asks before any ``verified``, ``falsified`` or ``toy``.
+    """
+    if record is None:
+        return Currency(False, ["there is no re-run record"])
+    if not record.currency.current:
+        return record.currency
+    if record.rerun.status != "passed" or record.run is None:
+        return Currency(False, [f"the re-run {record.rerun.status}"])
+    return record.currency
+
+
 def read_rerun(
     reruns: Path | None,
     paper: str,
     logbook: str,
-    logbook_sha256: str | None = None,
+    inputs: InputHashes,
     read: Callable[[Path, int], Blob | None] | None = None,
 ) -> RerunRecord | None:
     """The re-run record of one logbook, or None when it was never re-run.
 
     ``run.json`` is read with the one model that wrote it (``models.RunRecord``).
-    A record that re-ran other logbook bytes than ``logbook_sha256`` (or does not
-    say which), or whose ``outputs.json`` is not the one it hashed, is stale:
-    returned with ``Rerun.stale`` saying why, and the rules ignore it. A record
+    A record that does not bind exactly ``inputs`` (the current hashes of the
+    logbook, write-up, code tree and requirements) or whose ``outputs.json`` is
+    not the one it hashed is stale (``record_currency``): returned with
+    ``Rerun.stale`` saying which input changed, and the rules ignore it. A record
     that cannot be read counts as a failed re-run that verifies nothing. Huge or
     deeply nested files are refused with a reason, never a traceback. ``read`` is
     ``Corpus.blob`` in a judge run, so each file is read once.
@@ -122,19 +195,19 @@ def read_rerun(
 
     def failed(why: str) -> RerunRecord:
         info = RerunInfo(status="failed", run_sha256=run_sha)
-        return RerunRecord(Rerun("failed", None, None, why), info, None, run_bytes)
+        unread = Currency(False, [why])
+        return RerunRecord(Rerun("failed", None, None, why), info, None, run_bytes, None, unread)
 
     if len(run_bytes) > MAX_RUN_BYTES:
         return failed(f"unreadable run record: run.json is over {MAX_RUN_BYTES >> 10} KiB")
     raw, why = load_json(run_bytes)
     if why or not isinstance(raw, dict):
         return failed(f"unreadable run record: run.json {why or 'is not an object'}")
-    recorded = raw.get("logbook_sha256")
-    stale = None
-    if not isinstance(recorded, str):
-        stale = "run.json does not say which logbook bytes it re-ran (no logbook_sha256)"
-    elif logbook_sha256 and recorded != logbook_sha256:
-        stale = "it re-ran other bytes of the logbook than these (logbook_sha256 differs)"
+    currency = record_currency(raw, inputs, outputs_bytes)
+    if outputs_why:  # too large to have been read: say that, not "does not match"
+        kept = [r for r in currency.reasons if not r.startswith("outputs.json does not")]
+        currency = Currency(False, [*kept, outputs_why])
+    stale = currency.why
     try:
         run = RunRecord.model_validate(raw)
     except ValidationError as exc:
@@ -146,20 +219,15 @@ def read_rerun(
             raw.get("status") if raw.get("status") in ("passed", "failed", "timeout") else "failed"
         )
         info = RerunInfo(status=status, run_sha256=run_sha)
-        return RerunRecord(Rerun(status, None, None, "", stale), info, None, run_bytes)
-    if stale is None and sha256_bytes(outputs_bytes) != run.outputs_sha256:
-        stale = outputs_why or (
-            "outputs.json does not match the outputs_sha256 of run.json"
-            if outputs_bytes is not None or run.outputs_sha256
-            else None
-        )
+        rerun = Rerun(status, None, None, "", stale)
+        return RerunRecord(rerun, info, None, run_bytes, None, currency)
     outputs: Any = None
     if outputs_bytes is not None and stale is None:
         outputs, _ = load_json(outputs_bytes)  # unreadable: every pointer is missing_outputs
     info = rerun_info(run, run_sha, None if stale else sha256_bytes(outputs_bytes))
     tail = run.log_tail[-LOG_TAIL_CHARS:]
     rerun = Rerun(run.status, outputs, run.exit_code, tail, stale)
-    return RerunRecord(rerun, info, None if stale else outputs_bytes, run_bytes, run)
+    return RerunRecord(rerun, info, None if stale else outputs_bytes, run_bytes, run, currency)
 
 
 def input_hash(
@@ -169,13 +237,15 @@ def input_hash(
     logbook_id: str,
     rerun: RerunInfo | None,
     config: dict[str, Any],
+    inputs: InputHashes | None = None,
 ) -> str:
     """SHA-256 over everything that can change this logbook's verdict.
 
     The files' hashes come from the corpus, which read each file once. The re-run
     enters through the hashes a verdict records (``outputs_sha256``,
     ``run_sha256``), so a verdict can be checked for staleness later without the
-    re-run files at hand.
+    re-run files at hand; with a re-run, the current code tree and requirements
+    hashes (``inputs``) enter too, since a change to either makes the record stale.
     """
     parts = {
         "config": config,
@@ -185,5 +255,9 @@ def input_hash(
         "outputs": rerun.outputs_sha256 if rerun else None,
         "run": rerun.run_sha256 if rerun else None,
     }
+    if rerun is not None and inputs is not None:
+        parts["code"] = inputs.code_sha256
+        parts["requirements"] = inputs.requirements_sha256
+        parts["inputs_refused"] = inputs.refused
     canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()

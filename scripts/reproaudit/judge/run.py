@@ -37,9 +37,10 @@ from .. import layout
 from .. import problems as P
 from ..errors import ReproauditError
 from ..fsutil import atomic_write
-from ..models import ClaimVerdict, Usage, VerdictFile
+from ..models import ClaimVerdict, Logbook, Usage, VerdictFile
 from ..problems import Problem
 from ..repo import Corpus, frozen_gc, paused_gc
+from ..rerun_inputs import InputHashes, inputs_in_folder
 from .cases import (  # noqa: F401 - re-exported: callers import them from here
     RulesJudge,
     claim_facts,
@@ -153,9 +154,10 @@ def iter_cases(
             yield CaseItem(verdict_rel, problems=[problem])
             continue
         digest = loaded.sha256
-        record = read_rerun(reruns, paper_id, logbook_id, digest, corpus.blob)
+        inputs = current_inputs(corpus, paper_id, logbook_id, loaded.model, loaded.raw)
+        record = read_rerun(reruns, paper_id, logbook_id, inputs, corpus.blob)
         sha = input_hash(
-            corpus, rels[0], paper_id, logbook_id, record.info if record else None, config
+            corpus, rels[0], paper_id, logbook_id, record.info if record else None, config, inputs
         )
         existing = corpus.by_rel.get(verdict_rel)
         if existing is not None:
@@ -182,6 +184,16 @@ def iter_cases(
         yield CaseItem(verdict_rel, case=case)
 
 
+def current_inputs(
+    corpus: Corpus, paper_id: str, logbook_id: str, book: Logbook, raw: bytes | None
+) -> InputHashes:
+    """The current hashes of what a re-run of this logbook must have run (on this host)."""
+    writeup = corpus.writeup(paper_id, logbook_id)
+    return inputs_in_folder(
+        corpus.root, paper_id, logbook_id, book, raw, writeup.raw if writeup else None
+    )
+
+
 def needs_rejudge(verdict: VerdictFile) -> bool:
     """Whether a verdict is an outage's, not a judgement: ``llm_failed`` on any claim, or
     fewer answered samples than a quorum. Such a verdict is asked again on the next run."""
@@ -199,7 +211,14 @@ def is_stale(corpus: Corpus, verdict: VerdictFile, rules_version: int = RULES_VE
     judge = verdict.judge
     config = judge_config(judge.mode, judge.model, judge.prompt_version, judge.samples)
     config["rules_version"] = rules_version
-    sha = input_hash(corpus, rels[0], verdict.paper, verdict.logbook, verdict.rerun, config)
+    inputs = None
+    if verdict.rerun is not None:
+        path = corpus.by_rel.get(layout.logbook_rel(verdict.paper, verdict.logbook))
+        loaded = corpus.load(path) if path is not None else None
+        if loaded is None or loaded.model is None:
+            return True
+        inputs = current_inputs(corpus, verdict.paper, verdict.logbook, loaded.model, loaded.raw)
+    sha = input_hash(corpus, rels[0], verdict.paper, verdict.logbook, verdict.rerun, config, inputs)
     return sha != verdict.input_sha256
 
 

@@ -5,8 +5,10 @@ The record (``<out>/<paper>/<logbook>/run.json`` and ``outputs.json``) is what
 produced rather than on what the logbook says about itself. Two backends:
 ``local`` runs here inside a sandbox (``bwrap``, ``docker``, or ``none`` when
 asked for on one's own machine); ``hf-jobs`` launches a Hugging Face Job with
-no token in it. Every record is bound to the logbook bytes, the code tree and
-the outputs it ran (sha256), and says which environment, sandbox and limits.
+no token in it. Every record is bound to the logbook bytes, the write-up, the
+code tree, the requirements and the outputs it ran (sha256, the inputs hashed
+here on the host before the run, never inside the sandbox), and says which
+environment, sandbox and limits.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ import hashlib
 from pathlib import Path
 
 from .. import __version__
-from ..beneath import read_file
-from ..errors import ReproauditError
-from ..loader import MAX_DATA_BYTES
-from ..models import RunEnvironment, RunLimits, RunRecord
+from .. import problems as P
+from ..errors import InputError, ReproauditError
+from ..loader import load_model
+from ..models import Logbook, RunEnvironment, RunLimits, RunRecord
+from ..problems import Problem
+from ..rerun_inputs import InputHashes, read_inputs
 from .bundle import RUNNER
 from .hfjobs import DEFAULT_IMAGE, FLAVORS, JobsApi, run_hf_jobs
 from .local import host_python, run_local
@@ -77,6 +81,7 @@ def reproduce_logbook(
     if backend not in BACKENDS:
         raise ReproauditError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
     spec = load_spec(Path(repo), logbook_path, here)
+    inputs = bind_inputs(Path(repo), spec)  # before anything runs, on this host
     limits = limits or Limits(wall_s=spec.timeout_s)
     image = spec.reproduce.image
     if backend == "local":
@@ -90,7 +95,7 @@ def reproduce_logbook(
             image_used=used,
             python=None if used else host_python(),
             requirements=spec.reproduce.requirements,
-            requirements_sha256=req_sha,
+            requirements_sha256=req_sha or inputs.requirements_sha256,  # as installed
         )
         run_limits = RunLimits(**(run.limits or limits).as_record())
     else:
@@ -113,11 +118,10 @@ def reproduce_logbook(
             image_digest=_digest(image),
             image_used=True,
             requirements=spec.reproduce.requirements,
-            requirements_sha256=req_sha,
+            requirements_sha256=req_sha or inputs.requirements_sha256,  # as installed
         )
         run_limits = RunLimits(wall_s=spec.timeout_s)
-    # which logbook bytes were re-run: the judge ignores the record once the logbook changes
-    logbook_bytes = read_file(Path(repo), spec.rel, MAX_DATA_BYTES) or b""
+    # which bytes were re-run: the judge ignores the record once any of them changes
     record = RunRecord(
         status=outcome.status,
         exit_code=outcome.exit_code,
@@ -126,14 +130,36 @@ def reproduce_logbook(
         sandbox=outcome.sandbox,
         url=outcome.url,
         log_tail=tail_of(log),
-        logbook_sha256=hashlib.sha256(logbook_bytes).hexdigest(),
-        code_sha256=outcome.code_sha256,
+        logbook_sha256=inputs.logbook_sha256 or "",  # read_inputs read the file: never None
+        writeup_sha256=inputs.writeup_sha256,
+        code_sha256=inputs.code_sha256,
         outputs_sha256=hashlib.sha256(outputs).hexdigest() if outputs is not None else None,
         environment=environment,
         limits=run_limits,
         reproaudit_version=__version__,
     )
     return write_record(Path(out), spec.paper, spec.logbook, record, outputs, log)
+
+
+def bind_inputs(repo: Path, spec: RunSpec) -> InputHashes:
+    """The hashes of the logbook, write-up, code tree and requirements, taken on the host.
+
+    A code tree that cannot be hashed (a link, a device) cannot be bound, so it is not run.
+    """
+    book = load_model(Path(repo) / spec.rel, Logbook, spec.rel)
+    inputs = read_inputs(Path(repo), spec.paper, spec.logbook, book)
+    if inputs.refused:
+        raise InputError(
+            Problem(
+                P.PATH_NOT_ALLOWED,
+                spec.rel,
+                None,
+                "code.path",
+                f"not re-run: {inputs.refused}",
+                "keep only regular files in the logbook's folder (no links, devices or FIFOs)",
+            )
+        )
+    return inputs
 
 
 def _digest(image: str | None) -> str | None:

@@ -227,9 +227,7 @@ def run_hf_jobs(
     elif not spec.reproduce.outputs:
         notes.append("the logbook names no reproduce.outputs; nothing to record")
     duration = _duration(parsed.status, info, wall)
-    tree = (parsed.status or {}).get("code_sha256")
-    tree = tree if isinstance(tree, str) and len(tree) == 64 else None
-    outcome = RunOutcome(status, code, duration, "hf-jobs", job_url, "hf-jobs", tree)
+    outcome = RunOutcome(status, code, duration, "hf-jobs", job_url, "hf-jobs")
     return outcome, parsed.outputs, log_text(parsed.log, notes), req_sha
 
 

@@ -184,8 +184,6 @@ def _outcome(
     duration = status.get("duration_s")
     if not isinstance(duration, (int, float)) or isinstance(duration, bool):
         duration = result.duration_s
-    tree = status.get("code_sha256")
-    tree = tree if isinstance(tree, str) and len(tree) == 64 else None
     if said in ("passed", "failed", "timeout"):
         final = said
     elif result.timed_out:
@@ -198,7 +196,7 @@ def _outcome(
         )
     if final == "timeout":
         code = None
-    return RunOutcome(final, code, float(duration), "local", None, sandbox, tree)
+    return RunOutcome(final, code, float(duration), "local", None, sandbox)
 
 
 def _inside_env(sandbox: str, base: Path, deps: bool) -> dict[str, str]:

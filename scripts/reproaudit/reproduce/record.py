@@ -1,7 +1,8 @@
 """The re-run record that ``reproaudit judge --reruns DIR`` reads, written whole or not at all.
 
 ``<out>/<paper>/<logbook>/run.json`` (the ``models.RunRecord``: how the run
-went and the hashes binding it to the logbook, code and outputs it ran),
+went and the hashes binding it to the logbook, write-up, code tree, requirements
+and outputs it ran, every input hash computed here on the host),
 ``outputs.json`` (the exact bytes the command wrote at ``reproduce.outputs``)
 and ``log.txt``. The folder is built beside its final place and renamed into
 it under a lock, so a reader never sees new status with old outputs, a run
@@ -42,7 +43,6 @@ class RunOutcome:
     backend: str
     url: str | None
     sandbox: str
-    code_sha256: str | None = None
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ from typing import Any
 from ..fold import BUCKETS, CLAIM_FOLDS, stats
 from ..judge.rules import resolve_pointer
 from ..models import Claim, Target, VerdictFile
+from ..problems import human_size
+from .cite import cite_paper
 from .data import Key, SiteData
 from .pages import (
     Cell,
@@ -227,7 +229,13 @@ def paper_context(data: SiteData, paper_id: str) -> PaperPage:
         ],
         badge=badge_path(paper_id),
         site_url=data.site_url,
+        cite=cite_paper(meta, absolute_url(data, paper_url(paper_id))),
     )
+
+
+def absolute_url(data: SiteData, path: str) -> str | None:
+    """A site path as an absolute URL, when the site has a ``site_url``."""
+    return data.site_url.rstrip("/") + "/" + path if data.site_url else None
 
 
 def falsifications_of(data: SiteData, paper_id: str) -> list[Falsification]:
@@ -358,7 +366,15 @@ def logbook_context(data: SiteData, key: Key) -> LogbookPage:
         writeup=data.writeups.get(key),
         person_url=person_url(book.logbook.contributor.github),
         rerun_files=[(name, rerun_path(key, name)) for name in rerun.files] if rerun else [],
-        run=RunView(run.sandbox, run.environment.model_dump(mode="json"), run.log_tail)
+        run=RunView(
+            run.sandbox,
+            run.environment.model_dump(mode="json"),
+            run.log_tail,
+            settings=setting_rows(
+                {"sandbox": run.sandbox, **run.environment.model_dump(mode="json")}
+            )
+            + setting_rows(run.limits.model_dump(mode="json"), prefix="limit: "),
+        )
         if run
         else RunView(),
         links=LogbookLinks(
@@ -373,6 +389,32 @@ def logbook_context(data: SiteData, key: Key) -> LogbookPage:
         commit=data.commit,
         cite=cite_verdict(data, key) if verdict else None,
     )
+
+
+def setting_rows(values: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    """A record's settings as (name, value) rows a person reads: ``memory_bytes`` 8589934592
+    is "memory: 8 GiB", ``wall_s`` 300 is "wall: 300 s", true is "yes", null is "—";
+    nested sections are named with their parent ("limit: memory")."""
+    rows: list[tuple[str, str]] = []
+    for name, value in values.items():
+        label = name.replace("_", " ")
+        if isinstance(value, dict):
+            rows += setting_rows(value, prefix=f"{prefix}{label}: ")
+            continue
+        if name.endswith("_bytes") and isinstance(value, int) and not isinstance(value, bool):
+            label, text = label.removesuffix(" bytes"), human_size(value)
+        elif name.endswith("_s") and isinstance(value, int | float) and value is not True:
+            label, text = label.removesuffix(" s"), f"{value:g} s"
+        elif isinstance(value, bool):
+            text = "yes" if value else "no"
+        elif value is None:
+            text = "—"
+        elif isinstance(value, list):
+            text = ", ".join(str(v) for v in value) or "—"
+        else:
+            text = str(value)
+        rows.append((prefix + label, text))
+    return rows
 
 
 def cite_verdict(data: SiteData, key: Key) -> dict[str, str]:

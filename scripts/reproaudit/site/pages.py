@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from ..models import Claim, Logbook, PaperMeta, Result, Review, VerdictFile, Votes
+from .cite import PaperCitation
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,7 @@ class PaperPage:
     discrepancies: list[Discrepancy]
     badge: str
     site_url: str | None
+    cite: PaperCitation
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,7 @@ class RunView:
     sandbox: str | None = None
     environment: dict[str, Any] | None = None
     log_tail: str | None = None
+    settings: list[tuple[str, str]] = field(default_factory=list)  # (name, value) rows
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ mkdocs as virtual files (``File.generated``) with empty Markdown, their HTML
 replacing the page content. The thousands of paper, logbook, list and
 contributor pages do not go through mkdocs one by one: the theme renders one
 *shell* page per URL depth (``ra-shell-0b1c/``, ``ra-shell-0b1c/s1/``...) with
-markers for the title, description, feed and content, and each page is the shell
+markers for the title, description, feed, head tags and content, and each page is the shell
 of its depth with those filled in and the shell's URL replaced by its own. Every
 page at one depth shares the theme's header, nav and footer and the same relative
 links, so this is the same HTML mkdocs would write, at a fraction of the cost.
@@ -35,6 +35,7 @@ SHELL_ROOT = "ra-shell-0b1c"
 TITLE_MARK = "RA-SHELL-TITLE-0b1c"
 DESCRIPTION_MARK = "RA-SHELL-DESCRIPTION-0b1c"
 FEED_MARK = "RA-SHELL-FEED-0b1c"
+HEAD_MARK = "RA-SHELL-HEAD-0b1c"  # the page's own <head> markup: citation tags
 # "<h1" inside the marker: the theme adds its own <h1> title only to content without one,
 # and every generated page brings its own.
 CONTENT_MARK = "<!--RA-SHELL-CONTENT-0b1c <h1 -->"
@@ -88,6 +89,7 @@ class ReproauditPlugin(BasePlugin):
                 title=TITLE_MARK,
                 description=DESCRIPTION_MARK,
                 ra_feed=FEED_MARK,
+                ra_head=HEAD_MARK,
                 search={"exclude": True},
                 hide=["navigation", "toc"],  # wide claims x logbooks grids
             )
@@ -163,6 +165,7 @@ def fill_shell(shell: str, page: Page, url: str) -> str:
     values = {
         TITLE_MARK: html.escape(page.title, quote=True),
         DESCRIPTION_MARK: html.escape(page.description or page.title, quote=True),
+        HEAD_MARK: page.head,
         CONTENT_MARK: page.content(),
         shell_url: url,
     }
@@ -177,7 +180,7 @@ def fill_shell(shell: str, page: Page, url: str) -> str:
 def _split(shell: str, shell_url: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The shell cut at its markers, its feed link and its own URL, once per shell:
     (the texts around them, what stood at each cut)."""
-    plain = (TITLE_MARK, DESCRIPTION_MARK, CONTENT_MARK, shell_url)
+    plain = (TITLE_MARK, DESCRIPTION_MARK, HEAD_MARK, CONTENT_MARK, shell_url)
     pattern = re.compile("|".join([FEED_LINK.pattern, *map(re.escape, plain)]))
     texts, marks, at = [], [], 0
     for match in pattern.finditer(shell):
@@ -189,14 +192,22 @@ def _split(shell: str, shell_url: str) -> tuple[tuple[str, ...], tuple[str, ...]
 
 
 def _extend_sitemap(site: Path, site_url: str | None, urls: list[str]) -> None:
-    """Rewrite sitemap.xml: no shells, every generated page, absolute URLs when known."""
+    """Rewrite sitemap.xml: no shells, every generated page, absolute URLs.
+
+    Without a ``site_url`` there is no sitemap: the protocol wants absolute URLs, and one
+    of bare paths is refused by the search engines it is for.
+    """
     path = site / "sitemap.xml"
+    if not site_url:
+        path.unlink(missing_ok=True)
+        (site / "sitemap.xml.gz").unlink(missing_ok=True)
+        return
     if not path.is_file():
         return
     ET.register_namespace("", SITEMAP_NS)
     tree = ET.parse(path)
     root = tree.getroot()
-    base = site_url.rstrip("/") + "/" if site_url else ""
+    base = site_url.rstrip("/") + "/"
     known = set()
     for entry in list(root):
         loc = entry.find(f"{{{SITEMAP_NS}}}loc")

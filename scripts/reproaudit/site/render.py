@@ -29,6 +29,7 @@ from . import context as ctx
 from . import words
 from .charts import BUCKET_COLOURS, CHART_SIZE, buckets_chart, verdicts_over_time_chart
 from .chips import Chips
+from .cite import cite_paper, head_html
 from .data import SiteData
 
 
@@ -51,6 +52,7 @@ class Page:
     feed_title: str | None = None
     shell: bool = False
     wide: bool = False
+    head: str = ""  # markup for the page's <head> (citation tags), escaped by its maker
 
     def content(self) -> str:
         return self.html if isinstance(self.html, str) else self.html()
@@ -60,8 +62,21 @@ PAGE_SIZE = 100  # rows per page of the static lists and the leaderboard
 
 
 def number(value: int | float) -> str:
-    """The site's one number format: 1,788."""
+    """The site's one number format for counts: 1,788."""
     return f"{value:,}"
+
+
+def measured(value: object) -> str:
+    """A measured number as it was written: ``8`` not ``8.0``, ``0.123456789`` in full.
+
+    YAML and JSON give floats for ``8.0`` and ints for ``8``; both read ``8`` here. Other
+    floats print in their shortest exact form (Python's ``repr``), never rounded to six digits.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return repr(value) if isinstance(value, float) else str(value)
 
 
 @cache
@@ -75,6 +90,7 @@ def _env() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["n"] = number
+    env.filters["measured"] = measured
     env.globals.update(
         FLAGS=words.FLAGS,
         OUTCOMES=words.OUTCOMES,
@@ -319,6 +335,9 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
                 feed_title=f"Verdicts on {meta.title}",
                 shell=True,
                 wide=True,
+                head=head_html(
+                    cite_paper(meta, ctx.absolute_url(data, ctx.paper_url(paper_id)))
+                ),
             )
         )
     for key in sorted(data.logbooks):

@@ -124,7 +124,8 @@ FLAGS: dict[str, tuple[str, str]] = {
     ),
     "stale_rerun": (
         "re-run record ignored",
-        "The stored re-run ran other bytes of the logbook (or its outputs were changed), so "
+        "The stored re-run ran other bytes of the logbook, its write-up, code or requirements "
+        "(or its outputs were changed), so "
         "its numbers were not used; the verdict rests on the logbook's own numbers.",
     ),
     "scale_suspect": (
