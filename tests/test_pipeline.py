@@ -1,14 +1,15 @@
 """One pipeline: each file is read once per run, judging writes nothing, writing is apart.
 
 The read counts patch ``io.open`` (what ``Path.read_bytes`` and ``open`` use) and
-count opens per file while the judge, then the site's loader, work on a copy of
-the example repository.
+``os.open`` (what the one reader, ``beneath``, uses) and count opens per file
+while the judge, then the site's loader, work on a copy of the example repository.
 """
 
 from __future__ import annotations
 
 import builtins
 import io
+import os
 import shutil
 from collections import Counter
 from datetime import UTC, datetime
@@ -55,8 +56,23 @@ def opened(monkeypatch: pytest.MonkeyPatch, repo: Path) -> Counter[str]:
             counts[rel.as_posix()] += 1
         return real(file, *args, **kwargs)
 
+    real_os_open = os.open
+
+    def counting_os_open(path, flags, *args, dir_fd=None, **kwargs):
+        """The one reader (``beneath``) opens files relative to a folder's descriptor."""
+        if not flags & os.O_DIRECTORY:
+            where = os.readlink(f"/proc/self/fd/{dir_fd}") if dir_fd is not None else "."
+            try:
+                rel = (Path(where) / path).resolve().relative_to(repo.resolve())
+            except (TypeError, ValueError, OSError):
+                rel = None
+            if rel is not None:
+                counts[rel.as_posix()] += 1
+        return real_os_open(path, flags, *args, dir_fd=dir_fd, **kwargs)
+
     monkeypatch.setattr(io, "open", counting)
     monkeypatch.setattr(builtins, "open", counting)
+    monkeypatch.setattr(os, "open", counting_os_open)
     return counts
 
 

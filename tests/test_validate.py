@@ -54,7 +54,8 @@ def test_a_code_link_out_of_the_folder_is_refused(mini_repo: Path, tmp_path: Pat
     os.symlink(secret, mini_repo / "logbooks/Tq7mV2pLx0/ann-1/leak.txt")
     problems = validate_repo(mini_repo).problems
     assert [(p.code, p.path) for p in problems] == [
-        ("path_not_allowed", "logbooks/Tq7mV2pLx0/ann-1/leak.txt")
+        ("not_a_regular_file", "logbooks/Tq7mV2pLx0/ann-1/leak.txt"),  # any link, on disk
+        ("path_not_allowed", "logbooks/Tq7mV2pLx0/ann-1/leak.txt"),
     ]
 
 
@@ -62,7 +63,7 @@ def test_code_path_that_is_a_link_elsewhere_is_refused(mini_repo: Path, tmp_path
     folder = mini_repo / "logbooks/Tq7mV2pLx0/ann-1"
     shutil.rmtree(folder)
     os.symlink(tmp_path, folder)
-    assert codes(mini_repo, LOGBOOK) == ["path_not_allowed"]
+    assert codes(mini_repo, LOGBOOK) == ["not_a_regular_file", "path_not_allowed"]
 
 
 def test_size_limits_for_writeups_and_code(mini_repo: Path) -> None:

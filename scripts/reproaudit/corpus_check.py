@@ -123,16 +123,18 @@ def rerun_problems(root: Path, corpus: Corpus) -> list[Problem]:
             )
         for name in RERUN_FILES:
             path = run.parent / name
-            if not path.is_file():
-                continue
             rel = f"{folder}/{name}"
-            if path.stat().st_size > MAX_OUTPUTS_BYTES:
+            blob = corpus.blob(path, MAX_OUTPUTS_BYTES)  # the judge's reader: no link followed
+            out.extend(corpus.refused.get(path, []))
+            if blob is None:
+                continue
+            if not blob.complete:
                 out.append(
                     Problem(P.FILE_TOO_LARGE, rel, None, None, "larger than the judge reads")
                 )
                 continue
             try:
-                data = json.loads(path.read_bytes())
+                data = json.loads(blob.raw)
             except (ValueError, UnicodeDecodeError) as exc:
                 out.append(
                     Problem(

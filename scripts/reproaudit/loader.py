@@ -28,6 +28,7 @@ from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
 from . import problems as P
+from .beneath import read_capped, split_path
 from .errors import InputError, ReproauditError
 from .models import (
     CLAIM_ID_PATTERN,
@@ -144,16 +145,18 @@ def read_text(path: Path, rel: str, limit: int = MAX_DATA_BYTES) -> str:
 
 
 def read_bytes(path: Path, rel: str, limit: int = MAX_DATA_BYTES) -> bytes:
-    """A data file's bytes, refusing an oversized file before reading it."""
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise InputError(
-            Problem(P.YAML_SYNTAX, rel, None, None, f"cannot read file: {exc.strerror}")
-        ) from None
-    if size > limit:
-        raise _too_large(rel, size, limit)
-    return path.read_bytes()
+    """A data file's bytes through the one reader (``beneath``): no link, no special file.
+
+    When ``path`` ends with ``rel``, every folder of ``rel`` is checked too; at most
+    ``limit + 1`` bytes are read, and an oversized file is refused.
+    """
+    root, inner = split_path(path, rel)
+    got = read_capped(root, inner, limit, rel)
+    if got is None:
+        raise InputError(Problem(P.YAML_SYNTAX, rel, None, None, "cannot read file: not found"))
+    if len(got.raw) > limit:
+        raise _too_large(rel, got.size, limit)
+    return got.raw
 
 
 def _too_large(rel: str, size: int, limit: int) -> InputError:

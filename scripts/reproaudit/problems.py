@@ -213,6 +213,30 @@ PATH_NOT_ALLOWED = _code(
     `logbooks/<paper>/<logbook>/`: absolute paths, `..` and links that lead
     elsewhere are refused, because re-runs execute what that folder holds.""",
 )
+NOT_A_LOGBOOK_FILE = _code(
+    "not_a_logbook_file",
+    "error",
+    """
+    Under `logbooks/`, a pull request may add or change only
+    `<paper>/<logbook>.yaml`, `<paper>/<logbook>.md` and regular files inside
+    `<paper>/<logbook>/`. Symbolic links (git mode 120000) point anywhere on the
+    machine that checks them out, submodules (160000) fetch other repositories,
+    and dot-files such as `.gitattributes` or `.gitignore` are settings that
+    git applies to other people's files (a `.gitattributes` re-encodes other
+    contributors' logbooks in every checkout). The check reads the pull
+    request's git trees, so what it sees is what every later step reads. Remove
+    the file, or replace the link with the file itself.""",
+)
+NOT_A_REGULAR_FILE = _code(
+    "not_a_regular_file",
+    "error",
+    """
+    A file of the repository is a symbolic link, a FIFO, a device or a socket,
+    or is reached through a folder that is a link. Such a file is refused
+    without being opened: a link to `/proc/self/environ` would publish the
+    reader's environment, and `/dev/zero` or a FIFO never ends. Every read of
+    repository content refuses them. Replace it with the regular file itself.""",
+)
 MISSING_CODE_PATH = _code(
     "missing_code_path",
     "error",

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import os
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,6 +25,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel
 
 from . import layout
+from .beneath import read_capped
 from .layout import DataPath
 from .loader import Document, decode_text, parse_document, read_bytes, to_model
 from .models import Logbook, PaperFile, ReviewsFile, VerdictFile
@@ -78,15 +78,25 @@ class Blob:
         return self.raw.decode("utf-8", errors="replace")
 
 
-def read_blob(path: Path, limit: int | None = None) -> Blob | None:
-    """The file at ``path`` (its first ``limit + 1`` bytes at most), or None when absent."""
-    try:
-        with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            raw = handle.read() if limit is None else handle.read(limit + 1)
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        return None
-    return Blob(raw, max(size, len(raw)))
+MAX_BLOB_BYTES = 16 * 1024 * 1024  # what any one file beside the data files may hold
+
+
+def read_blob(path: Path, limit: int | None = None, root: Path | None = None) -> Blob | None:
+    """The file at ``path`` (its first ``limit + 1`` bytes at most), or None when absent.
+
+    Read through the one reader (``beneath``): when ``path`` lies under ``root``
+    no folder between them may be a link; a link or special file raises
+    ``InputError`` (``not_a_regular_file``) naming it, and is never opened.
+    """
+    path = Path(path)
+    limit = MAX_BLOB_BYTES if limit is None else limit
+    if root is not None and path.is_relative_to(root) and path != Path(root):
+        base, rel = Path(root), path.relative_to(root).as_posix()
+        shown = rel
+    else:
+        base, rel, shown = path.parent, path.name, path.as_posix()
+    got = read_capped(base, rel, limit, shown)
+    return None if got is None else Blob(got.raw, got.size)
 
 
 class Corpus:
@@ -105,6 +115,7 @@ class Corpus:
                 self.logbook_keys[f.key[0]].append(f.stem)
         self._cache: dict[str, Loaded] = {}
         self._blobs: dict[Path, Blob | None] = {}
+        self.refused: dict[Path, list[Problem]] = {}  # files not read: links, FIFOs...
 
     def restrict(self, papers: set[str]) -> Corpus:
         """Only the files of these papers (for one-paper previews); loads nothing."""
@@ -158,9 +169,18 @@ class Corpus:
             cached is None or cached.complete or (limit is not None and len(cached.raw) > limit)
         ):
             return cached
-        blob = read_blob(path, limit)
+        try:
+            blob = read_blob(path, limit, self.root)
+        except ReproauditError as exc:  # a link or special file: never read, remembered
+            self.refused[path] = exc.problems
+            blob = None
         self._blobs[path] = blob
         return blob
+
+    def refusal(self, rel: str) -> list[Problem]:
+        """Why the repository file ``rel`` was refused when read (a link...), or []."""
+        self.blob(self.root / rel)
+        return self.refused.get(self.root / rel, [])
 
     def writeup(self, paper_id: str, logbook_id: str) -> Blob | None:
         """A logbook's Markdown write-up, or None when it has none."""

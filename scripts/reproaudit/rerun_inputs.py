@@ -175,10 +175,12 @@ def _no_link_above(root: Path, rel: str) -> None:
 
 def read_inputs(root: Path, paper: str, logbook: str, book: Logbook) -> InputHashes:
     """``inputs_in_folder`` reading the logbook and write-up itself (``reproduce``)."""
+    from .beneath import read_file  # the one reader: no link, no special file, capped
+    from .repo import MAX_BLOB_BYTES
+
     root = Path(root)
-    logbook_bytes = (root / layout.logbook_rel(paper, logbook)).read_bytes()
-    writeup = root / layout.writeup_rel(paper, logbook)
-    writeup_bytes = writeup.read_bytes() if writeup.is_file() else None
+    logbook_bytes = read_file(root, layout.logbook_rel(paper, logbook), MAX_BLOB_BYTES)
+    writeup_bytes = read_file(root, layout.writeup_rel(paper, logbook), MAX_BLOB_BYTES)
     return inputs_in_folder(root, paper, logbook, book, logbook_bytes, writeup_bytes)
 
 

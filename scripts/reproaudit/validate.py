@@ -23,6 +23,7 @@ from . import layout
 from . import problems as P
 from .layout import DataPath
 from .models import Logbook, PaperFile, ReviewsFile, VerdictFile
+from .pathrule import disk_problems
 from .problems import Problem
 from .repo import Corpus, paused_gc
 from .reproduce.confine import clean_logbook_path, inside
@@ -63,6 +64,7 @@ def validate_repo(
     if not paths and changed_from is None:
         targets = list(corpus.files)
         report.problems.extend(_stray_problems(corpus.stray))
+        report.problems.extend(disk_problems(root))
     else:
         rels: set[str] = set()
         for given in paths:
@@ -73,6 +75,7 @@ def validate_repo(
             report.problems.extend(_change_size(root, changed))
             rels |= set(changed)
             report.problems.extend(_stray_problems(r for r in changed if layout.misplaced(r)))
+        report.problems.extend(disk_problems(root, _below(root, rels)))
         targets = _with_dependents(corpus, rels)
     with paused_gc():
         for target in targets:
@@ -543,6 +546,25 @@ def _expand(root: Path, corpus: Corpus, given: str | Path, here: Path | None) ->
     prefix = rel.rstrip("/") + "/"
     inside = {f.rel for f in corpus.files if f.rel.startswith(prefix)}
     return inside or {rel}
+
+
+def _below(root: Path, rels: set[str]) -> list[str]:
+    """The paths named (a logbook with its write-up and code folder), and for a folder
+    every path under it (links not entered)."""
+    named = set(rels)
+    for rel in rels:
+        data = layout.classify(rel)
+        if data is not None and data.kind == "logbook":
+            named |= {layout.writeup_rel(*data.key), f"logbooks/{data.key[0]}/{data.key[1]}"}
+    out = []
+    for rel in sorted(named):
+        out.append(rel)
+        folder = root / rel
+        if folder.is_dir() and not folder.is_symlink():
+            for dirpath, dirnames, filenames in os.walk(folder):
+                for name in dirnames + filenames:
+                    out.append((Path(dirpath) / name).relative_to(root).as_posix())
+    return out
 
 
 def _owner(rel: str) -> str:

@@ -67,7 +67,7 @@ def test_git_sees_the_change_behind_the_padding(padded) -> None:
     repo, base, head, _ = padded
     changes = tree_changes(repo, base, head)
     assert len(changes) == PADDING + 1
-    assert Change("scripts/judge.py", "M") in changes
+    assert Change("scripts/judge.py", "M", "100644") in changes
     assert read_blob(repo, head, "scripts/judge.py") == b"VERDICT = 'verified'  # always\n"
     assert read_blob(repo, base, f"{BOOK}/pad0000.txt") is None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -14,34 +15,63 @@ from reproaudit.ci.flow import dispatch_run, fetch_pr_logbooks
 from reproaudit.cli import cli
 from tests.ci import payloads
 from tests.ci.conftest import HEAD, PR, ROOT
+from tests.gitutil import git
 
 CAROL = "logbooks/Kp4rT9vQ2x/carol-paging-1"
 
 
-def serve_pr_files(github_api, base_repo: Path) -> None:
-    """The PR's version of carol's logbook, as the contents API serves it at HEAD."""
-    for rel in (f"{CAROL}.yaml", f"{CAROL}.md", f"{CAROL}/sweep.py"):
-        github_api.contents[(rel, HEAD)] = (ROOT / rel).read_text()
-    (base_repo / f"{CAROL}.yaml").unlink()  # the logbook is new in this PR
-    (base_repo / f"{CAROL}.md").unlink()
+def git_pr(github_api, base_repo: Path, extra: dict[str, str] | None = None) -> str:
+    """A real git history: main without carol's logbook, the PR adding it (and ``extra``).
+
+    The checkout is left on main, as the privileged jobs check it out; the fake API
+    says the PR's base and head are those commits. Returns the head SHA.
+    """
+    saved = {rel: (ROOT / rel).read_text() for rel in (f"{CAROL}.yaml", f"{CAROL}.md")}
+    saved[f"{CAROL}/sweep.py"] = (ROOT / f"{CAROL}/sweep.py").read_text()
+    shutil.rmtree(base_repo / CAROL)
+    for rel in saved:
+        (base_repo / rel).unlink(missing_ok=True)
+    git(base_repo, "init", "-q", "-b", "main")
+    git(base_repo, "add", "-A")
+    git(base_repo, "commit", "-qm", "main")
+    base = rev(base_repo)
+    git(base_repo, "checkout", "-qb", "pr")
+    for rel, text in {**saved, **(extra or {})}.items():
+        (base_repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (base_repo / rel).write_text(text)
+    git(base_repo, "add", "-A")
+    git(base_repo, "commit", "-qm", "carol's logbook")
+    head = rev(base_repo)
+    git(base_repo, "checkout", "-q", "main")
+    github_api.pulls[PR] = payloads.pull(PR, head=head, base=base, author="carol")
+    return head
+
+
+def rev(repo: Path) -> str:
+    done = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True)
+    return done.stdout.decode().strip()
 
 
 def test_fetch_takes_only_logbook_files_at_the_approved_commit(
-    github_api, client, base_repo
+    github_api, client, base_repo, tmp_path
 ) -> None:
-    serve_pr_files(github_api, base_repo)
-    github_api.files[PR] += [".github/workflows/site.yml", "logbooks/../scripts/evil.py"]
-    got = fetch_pr_logbooks(client(), github_api.repo, PR, HEAD, base_repo)
+    head = git_pr(github_api, base_repo, {".github/workflows/site.yml": "on: push\n"})
+    got = fetch_pr_logbooks(client(), github_api.repo, PR, head, base_repo, tmp_path / "a")
     assert got == [f"{CAROL}.md", f"{CAROL}.yaml"]  # data only, and nothing outside logbooks/
-    with_code = fetch_pr_logbooks(client(), github_api.repo, PR, HEAD, base_repo, with_code=True)
-    assert f"{CAROL}/sweep.py" in with_code
-    asked = {p for m, p, _ in github_api.requests if "/contents/" in p}
-    assert not any("workflows" in p or "evil" in p for p in asked)
+    with_code = fetch_pr_logbooks(
+        client(), github_api.repo, PR, head, base_repo, tmp_path / "b", with_code=True
+    )
+    assert with_code == [f"{CAROL}.md", f"{CAROL}.yaml", f"{CAROL}/sweep.py"]
+    assert (tmp_path / "b" / f"{CAROL}/sweep.py").read_text() == (
+        ROOT / f"{CAROL}/sweep.py"
+    ).read_text()
+    assert not (base_repo / f"{CAROL}.yaml").exists()  # nothing written into the checkout
+    assert not (tmp_path / "a" / ".github").exists()
 
 
 def test_judge_pr_refuses_a_moved_head(github_api, base_repo, monkeypatch) -> None:
     monkeypatch.setenv("GITHUB_API_URL", github_api.url)
-    serve_pr_files(github_api, base_repo)
+    git_pr(github_api, base_repo)
     result = CliRunner(env={"REPROAUDIT_JUDGE_BASE_URL": ""}).invoke(
         cli,
         [
@@ -67,7 +97,7 @@ def test_judge_pr_judges_the_fetched_logbook_and_posts_one_comment(
     github_api, base_repo, monkeypatch
 ) -> None:
     monkeypatch.setenv("GITHUB_API_URL", github_api.url)
-    serve_pr_files(github_api, base_repo)
+    head = git_pr(github_api, base_repo)
     args = [
         "ci",
         "judge-pr",
@@ -76,7 +106,7 @@ def test_judge_pr_judges_the_fetched_logbook_and_posts_one_comment(
         "--pr",
         str(PR),
         "--sha",
-        HEAD,
+        head,
         "--post",
         "--repo",
         str(base_repo),
@@ -89,6 +119,7 @@ def test_judge_pr_judges_the_fetched_logbook_and_posts_one_comment(
     comments = github_api.comments[PR]
     assert len(comments) == 1 and comments[0]["body"].startswith("<!-- reproaudit:sticky ")
     assert sticky.parse(comments[0]["body"]).status("llm") == {"mode": "rules"}
+    assert not (base_repo / f"{CAROL}.yaml").exists()  # judged in a folder of its own
 
 
 def test_an_approved_reproduce_dispatches_the_workflow(github_api, client) -> None:
@@ -146,20 +177,29 @@ def test_judge_pr_sees_the_prs_code_so_an_honest_rerun_is_current(
     github_api, base_repo, monkeypatch, tmp_path
 ) -> None:
     monkeypatch.setenv("GITHUB_API_URL", github_api.url)
-    serve_pr_files(github_api, base_repo)
-    shutil.rmtree(base_repo / CAROL)  # the code folder is new in this PR too
+    head = git_pr(github_api, base_repo)  # the code folder is new in this PR too
     reruns = tmp_path / "reruns"
     shutil.copytree(
         ROOT / "reruns" / "Kp4rT9vQ2x" / "carol-paging-1", reruns / "Kp4rT9vQ2x" / "carol-paging-1"
     )
-    args = ["ci", "judge-pr", "--repo-name", github_api.repo, "--pr", str(PR), "--sha", HEAD]
-    args += ["--repo", str(base_repo), "--reruns", str(reruns)]
-    done = CliRunner(env={"REPROAUDIT_JUDGE_BASE_URL": ""}).invoke(cli, args)
+
+    def judge(sha: str):
+        args = ["ci", "judge-pr", "--repo-name", github_api.repo, "--pr", str(PR), "--sha", sha]
+        args += ["--repo", str(base_repo), "--reruns", str(reruns)]
+        return CliRunner(env={"REPROAUDIT_JUDGE_BASE_URL": ""}).invoke(cli, args)
+
+    done = judge(head)
     assert done.exit_code == 0, done.output
     assert "(re-run passed)" in done.output
     assert "stale_rerun" not in done.output and "not_rerun" not in done.output
     # the same record once the PR's code differs from what ran: stale, naming the code tree
-    github_api.contents[(f"{CAROL}/sweep.py", HEAD)] += "\n# changed after the re-run\n"
-    done = CliRunner(env={"REPROAUDIT_JUDGE_BASE_URL": ""}).invoke(cli, args)
+    git(base_repo, "checkout", "-q", "pr")
+    sweep = base_repo / f"{CAROL}/sweep.py"
+    sweep.write_text(sweep.read_text() + "\n# changed after the re-run\n")
+    git(base_repo, "commit", "-qam", "a change after the re-run")
+    moved = rev(base_repo)
+    git(base_repo, "checkout", "-q", "main")
+    github_api.pulls[PR]["head"]["sha"] = moved
+    done = judge(moved)
     assert "stale_rerun" in done.output
     assert "the code tree changed since the re-run" in done.output

@@ -187,7 +187,11 @@ def test_a_configured_team_makes_maintainers(flow, github_api, client) -> None:
         ([Change(ANN, "D")], {"base": "ann", "head": None}, "belongs to ann"),
         ([Change(ANN, "A")], {"base": None, "head": "ann"}, "must be its author's"),
         ([Change(ANN, "M")], {"base": "MALLORY", "head": "Mallory"}, None),
-        ([Change("logbooks/stray.txt", "A")], {"base": None, "head": None}, None),
+        ([Change(f"{ANN[:-5]}/ok.txt", "A")], {"base": None, "head": None}, None),
+        ([Change("logbooks/stray.txt", "A")], {"base": None, "head": None}, "not a logbook"),
+        ([Change(ANN, "M", "120000")], {"base": None, "head": None}, "a symbolic link"),
+        ([Change("logbooks/.gitattributes", "A")], {"base": None, "head": None}, "dot-file"),
+        ([Change("logbooks/.gitattributes", "D")], {"base": None, "head": None}, None),
     ],
 )
 def test_the_rule(changes, owners, expect) -> None:

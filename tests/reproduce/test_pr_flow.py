@@ -17,8 +17,8 @@ from click.testing import CliRunner
 
 from reproaudit.cli import cli
 from reproaudit.reproduce.sandbox import bwrap_available
-from tests.ci import payloads
 from tests.ci.conftest import PR
+from tests.ci.payloads import pull
 from tests.gitutil import git
 from tests.test_reproduce import _alive_with
 
@@ -77,35 +77,43 @@ def logbook_text(api_url: str, victim: str) -> str:
     )
 
 
+def commit_pr(github_api, repo: Path, files: dict[str, str]) -> str:
+    """``repo`` as main, a PR commit adding ``files``; the checkout stays on main."""
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "main")
+    base = rev_parse(repo)
+    git(repo, "checkout", "-qb", "pr")
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "pr")
+    sha = rev_parse(repo)
+    git(repo, "checkout", "-q", "main")
+    github_api.pulls[PR] = pull(PR, head=sha, base=base, author="mallory")
+    return sha
+
+
 def test_a_malicious_logbook_through_reproduce_pr_and_store(github_api, base_repo, tmp_path):
     out = tmp_path / "artifact"
     victim = out / PAPER / "carol-paging-1"
     rel = f"logbooks/{PAPER}/mallory-paging-1.yaml"
     code = f"logbooks/{PAPER}/mallory-paging-1/evil.py"
-    # the repository as git holds it: main, and the PR's commit adding mallory's logbook
-    git_dir = tmp_path / "git"
-    shutil.copytree(base_repo, git_dir)
-    git(git_dir, "init", "-q", "-b", "main")
-    git(git_dir, "add", "-A")
-    git(git_dir, "commit", "-qm", "base")
-    base = rev_parse(git_dir)
-    (git_dir / code).parent.mkdir(parents=True)
-    (git_dir / rel).write_text(logbook_text(github_api.url, str(victim)))
-    (git_dir / code).write_text(EVIL)
-    git(git_dir, "add", "-A")
-    git(git_dir, "commit", "-qm", "mallory")
-    HEAD = rev_parse(git_dir)
-    github_api.pulls[PR] = payloads.pull(PR, head=HEAD, base=base, author="mallory")
+    files = {rel: logbook_text(github_api.url, str(victim)), code: EVIL}
+    head = commit_pr(github_api, base_repo, files)
     github_api.files[PR] = [rel, code]
-    github_api.contents[(rel, HEAD)] = (git_dir / rel).read_text()
-    github_api.contents[(code, HEAD)] = EVIL
+    github_api.contents[(rel, head)] = files[rel]  # what the store reads at the approved SHA
     env = {"GITHUB_API_URL": github_api.url, "GITHUB_TOKEN": TOKEN, "CI": "true"}
-    args = ["--repo-name", github_api.repo, "--pr", str(PR), "--sha", HEAD]
+    args = ["--repo-name", github_api.repo, "--pr", str(PR), "--sha", head]
+    into = tmp_path / "pr-files"
     common = ["ci", "reproduce-pr", *args, "--out", str(out), "--repo", str(base_repo)]
+    common += ["--into", str(into)]
     # as the workflow does: fetch with the token, re-run in a step without it
     fetched = CliRunner(env=env).invoke(cli, [*common, "--stage", "fetch"])
     assert fetched.exit_code == 0, fetched.output
-    assert fetched.output == f"1 logbook(s) fetched at {HEAD[:12]}\n"
+    assert fetched.output == f"1 logbook(s) fetched at {head[:12]} into {into}\n"
+    assert not (base_repo / rel).exists()  # fetched into its own folder, not the checkout
     no_token = {**env, "GITHUB_TOKEN": None, "GITHUB_API_URL": "http://127.0.0.1:9"}
     result = CliRunner(env=no_token).invoke(cli, [*common, "--stage", "run"])
     assert result.exit_code == 0, result.output
@@ -129,7 +137,7 @@ def test_a_malicious_logbook_through_reproduce_pr_and_store(github_api, base_rep
     forged.mkdir(parents=True, exist_ok=True)
     (forged / "run.json").write_text('{"status": "failed"}')  # what a forger would upload
     store = ["ci", "store-reruns", "--artifact", str(out), *args, "--repo", str(main)]
-    result = CliRunner(env={**env, "CI": "true"}).invoke(cli, [*store, "--git", str(git_dir)])
+    result = CliRunner(env={**env, "CI": "true"}).invoke(cli, [*store, "--git", str(base_repo)])
     assert result.exit_code == 1, result.output
     assert f"stored reruns/{PAPER}/mallory-paging-1" in result.output
     assert (
@@ -145,7 +153,8 @@ def test_the_run_stage_refuses_without_a_fetch_for_that_sha(base_repo, tmp_path)
     result = CliRunner().invoke(
         cli,
         ["ci", "reproduce-pr", "--repo-name", "o/r", "--pr", "3", "--sha", "a" * 40,
-         "--out", str(tmp_path / "o"), "--repo", str(base_repo), "--stage", "run"],
+         "--out", str(tmp_path / "o"), "--repo", str(base_repo), "--stage", "run",
+         "--into", str(tmp_path / "pr-files")],
     )  # fmt: skip
     assert result.exit_code == 1
     assert f"no fetched logbooks of pull request 3 at {'a' * 12} here" in result.output

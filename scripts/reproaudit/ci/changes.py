@@ -27,10 +27,15 @@ MAX_BLOB = 2 * 1024 * 1024
 
 @dataclass(frozen=True, order=True)
 class Change:
-    """One changed path: ``A`` added, ``M`` modified, ``D`` deleted, ``T`` type changed."""
+    """One changed path: ``A`` added, ``M`` modified, ``D`` deleted, ``T`` type changed.
+
+    ``mode`` is the git mode on the head side (``100644``, ``120000`` for a link,
+    ``160000`` for a submodule; ``000000`` when deleted), None when only the name is known.
+    """
 
     path: str
     status: str
+    mode: str | None = None
 
 
 def _ref(value: str) -> str:
@@ -86,23 +91,30 @@ def fetch_commits(repo_dir: Path, shas: list[str], *, remote: str = "origin") ->
 
 
 def tree_changes(repo_dir: Path, base: str, head: str) -> list[Change]:
-    """Every path that differs between the merge base of ``base`` and ``head``, and ``head``."""
+    """Every path that differs between the merge base of ``base`` and ``head``, and ``head``.
+
+    Read from the trees (``git diff --raw``): each path comes with its mode at
+    ``head``, so a symbolic link or a submodule is seen as one, whatever a checkout
+    of it would make.
+    """
     out = _git(
         repo_dir,
         "-c",
         "core.quotePath=false",
         "diff",
-        "--name-status",
+        "--raw",
         "--no-renames",
+        "--no-abbrev",
         "-z",
         f"{_ref(base)}...{_ref(head)}",
         "--",
     )
     fields = out.decode("utf-8", "surrogateescape").split("\0")
     changes = []
-    for status, path in zip(fields[0::2], fields[1::2], strict=False):
-        if status:
-            changes.append(Change(path, status[0]))
+    for meta, path in zip(fields[0::2], fields[1::2], strict=False):
+        words = meta.split()
+        if len(words) == 5 and meta.startswith(":"):
+            changes.append(Change(path, words[4][0], words[1]))
     return sorted(changes)
 
 

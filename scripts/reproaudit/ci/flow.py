@@ -1,26 +1,23 @@
 """The remaining workflow steps: fetch a PR's logbooks as data, refuse a moved head,
 judge and comment, start an approved run.
 
-Privileged jobs never check out pull-request code. They fetch the files a
-pull request changed under ``logbooks/`` through the contents API, at one exact
-commit, into the base-branch checkout: as data for the judge, and (for a re-run
-job without secrets) as the code to run.
+Privileged jobs never check out pull-request code. They fetch the files of the
+logbooks a pull request touches from git objects, at one exact commit, into a
+new folder of their own (never the base-branch checkout): as data for the judge,
+and (for a re-run job without secrets) as the code to run.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from .. import layout
-from .. import problems as P
 from ..errors import ArtifactError, ReproauditError
 from ..fsutil import atomic_write
 from ..judge.run import judge_repo
-from ..problems import Problem
 from ..repo import Corpus
-from ..validate import MAX_CHANGE_BYTES
 from . import sticky
 from .github import GitHub
 from .text import code, plain
@@ -53,41 +50,27 @@ def drop_tokens(environ: Any) -> list[str]:
 
 
 def fetch_pr_logbooks(
-    github: GitHub, repo: str, pr: int, sha: str, into: Path, *, with_code: bool = False
+    github: GitHub,
+    repo: str,
+    pr: int,
+    sha: str,
+    repo_dir: Path,
+    into: Path,
+    *,
+    with_code: bool = False,
 ) -> list[str]:
-    """Write the PR's changed logbook files (at ``sha``) into ``into``; return their paths.
+    """Write the logbooks the PR touches (at ``sha``) into the new folder ``into``; their paths.
 
-    Only paths under ``logbooks/`` that the layout allows are fetched: logbook YAML,
-    write-ups, and with ``with_code`` the files of a logbook's own code folder.
-    Deleted files are removed. The total size is capped like a PR's.
+    From git objects of ``repo_dir`` (``ci.prfiles``): logbook YAML and write-ups,
+    and with ``with_code`` every file of their code folders. A pull request that
+    breaks the path rule is refused whole; nothing is written into ``repo_dir``.
+    Their paper files are copied from ``repo_dir`` beside them (the base's claims).
     """
-    written: list[str] = []
-    total = 0
-    for rel in sorted(set(github.pull_files(repo, pr))):
-        parts = PurePosixPath(rel).parts
-        if len(parts) < 3 or parts[0] != "logbooks" or ".." in parts:
-            continue
-        is_data = len(parts) == 3 and rel.endswith((".yaml", ".md"))
-        if not is_data and not (with_code and len(parts) > 3):
-            continue
-        text = github.file_text(repo, rel, sha)
-        target = Path(into) / rel
-        if text is None:
-            target.unlink(missing_ok=True)
-            continue
-        total += len(text.encode("utf-8"))
-        if total > MAX_CHANGE_BYTES:
-            raise ReproauditError(
-                Problem(
-                    P.CHANGE_TOO_LARGE,
-                    rel,
-                    None,
-                    None,
-                    "the pull request's logbook files are too large",
-                )
-            )
-        atomic_write(target, text)
-        written.append(rel)
+    from .prfiles import copy_papers, fetch_pr_files
+
+    base = str(github.pull(repo, pr)["base"]["sha"])
+    written = fetch_pr_files(Path(repo_dir), base, sha, Path(into), with_code=with_code)
+    copy_papers(Path(repo_dir), Path(into), {key[0] for key in pr_logbooks(written)})
     return written
 
 
@@ -95,11 +78,11 @@ FETCHED = ".reproaudit/pr-logbooks.json"  # what the fetch step left for the re-
 
 
 def fetch_for_rerun(
-    github: GitHub, repo: str, pr: int, sha: str, into: Path
+    github: GitHub, repo: str, pr: int, sha: str, repo_dir: Path, into: Path
 ) -> list[tuple[str, str]]:
     """The token-holding half of ``ci reproduce-pr``: check the head, fetch, note what to run."""
     verify_head(github, repo, pr, sha)
-    books = pr_logbooks(fetch_pr_logbooks(github, repo, pr, sha, into, with_code=True))
+    books = pr_logbooks(fetch_pr_logbooks(github, repo, pr, sha, repo_dir, into, with_code=True))
     note = {"pr": pr, "sha": sha, "logbooks": [list(b) for b in books]}
     atomic_write(Path(into) / FETCHED, json.dumps(note) + "\n")
     return books

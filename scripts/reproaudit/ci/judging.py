@@ -6,6 +6,7 @@ hashes them to decide whether a re-run record is current for the PR's bytes.
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +28,16 @@ def judge_pull_request(
     """The verdicts comment for the PR at ``sha`` (posted or updated when ``post``).
 
     A head that moved since ``sha`` was approved is refused before anything is fetched.
+    The logbooks are judged in a folder of their own (``ci.prfiles``) beside copies
+    of their paper files: nothing of the pull request is written into ``repo``.
     """
     verify_head(github, repo_name, pr, sha)
-    books = pr_logbooks(fetch_pr_logbooks(github, repo_name, pr, sha, repo, with_code=True))
-    body = judge_pr(repo, books, judge, reruns=reruns)
+    with tempfile.TemporaryDirectory(prefix="reproaudit-judge-") as tmp:
+        view = Path(tmp) / "pr"
+        books = pr_logbooks(
+            fetch_pr_logbooks(github, repo_name, pr, sha, repo, view, with_code=True)
+        )
+        body = judge_pr(view, books, judge, reruns=reruns)
     if post:
         post_verdicts(github, repo_name, pr, body, judge.mode)
     return body

@@ -5,6 +5,8 @@
   logbooks (the YAML, the write-up beside it, its code folder), and may not
   change the contributor of an existing one, unless the author has write access
   to the repository; then the report says so.
+- Under ``logbooks/`` a pull request holds logbook files only (``pathrule``): no
+  link, submodule or dot-file, whoever the author is.
 - Files outside ``logbooks/`` (papers in ``claims/``, anything else) are for
   maintainers: ``author_association`` OWNER, MEMBER or COLLABORATOR, write
   access, or membership of a configured team. Their PRs pass once the files
@@ -29,6 +31,7 @@ from typing import Literal
 from .. import problems as P
 from ..errors import ReproauditError
 from ..loader import parse_yaml
+from ..pathrule import tree_problems
 from ..problems import Problem
 from .changes import BlobReader, Change, ensure_commits, tree_changes
 from .github import WRITE_PERMISSIONS, GitHub
@@ -113,7 +116,7 @@ def logbook_of(path: str) -> str | None:
 
 def rule_pr(changes: list[Change], author: Author, owner_at: OwnerAt) -> Ruling:
     """Which of the pull request's changes its author may not make, and why."""
-    ruling = Ruling()
+    ruling = Ruling(problems=tree_problems(changes))  # logbook files only, for everyone
     me = author.login.lower()
     others: set[str] = set()
     seen: set[str] = set()

@@ -13,6 +13,7 @@ rendering change together; the trusted ownership rule lives in ``ownership.py``.
 from __future__ import annotations
 
 import json
+import os
 from collections import defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
@@ -26,11 +27,12 @@ from ..errors import ArtifactError, ReproauditError
 from ..escaping import clip
 from ..judge.run import judge_in_memory
 from ..models import FLAGS, VERDICTS, VerdictFile
+from ..pathrule import tree_problems
 from ..problems import Problem
 from ..repo import Corpus
 from ..validate import git_changed, validate_repo
 from . import sticky
-from .changes import BlobReader, Change
+from .changes import BlobReader, Change, tree_changes
 from .ownership import Author, Ruling, contributor_of, rule_pr, rule_pull
 from .text import code, plain
 
@@ -112,14 +114,17 @@ def validate_pr(
     repo = Path(repo)
     files, git_problems = git_changed(repo, base)
     report = validate_repo(repo, changed_from=base)
-    problems = [*git_problems, *report.problems]
+    changes = changes_with_modes(repo, base, files)
+    tree = tree_problems(changes)  # from the git trees: what a checkout makes does not matter
+    seen = {p.path for p in tree}
+    problems = [*git_problems, *(p for p in report.problems if p.path not in seen)]
     outside = [] if allow_outside else outside_logbooks(files)
     if author is not None:
         with BlobReader(repo) as reader:
-            ruling = rule_pr(
-                [Change(f, "M") for f in files], author, git_owner_at(reader, base, "HEAD")
-            )
+            ruling = rule_pr(changes, author, git_owner_at(reader, base, "HEAD"))
         outside, problems = ruling.outside, [*problems, *ruling.problems]
+    else:
+        problems.extend(tree)
     verdicts = []
     books = sorted(
         {
@@ -145,6 +150,19 @@ def validate_pr(
     }
     Artifact.model_validate(artifact)
     return artifact
+
+
+def changes_with_modes(repo: Path, base: str, files: list[str]) -> list[Change]:
+    """``files`` as changes, with the git mode of each one committed since ``base``.
+
+    Committed paths take their mode from the trees; an uncommitted one has only
+    its name (``validate`` checks it on disk), or is a deletion when it is gone.
+    """
+    try:
+        tree = {c.path: c for c in tree_changes(repo, base, "HEAD")}
+    except ReproauditError:
+        tree = {}
+    return [tree.get(f) or Change(f, "M" if os.path.lexists(repo / f) else "D") for f in files]
 
 
 def artifact_verdict(verdict: VerdictFile, numbers: str | None = None) -> dict[str, Any]:
@@ -460,10 +478,15 @@ def publish_report(
     """
     ruling = check_pr_changes(artifact, github=github, repo=repo, repo_dir=repo_dir, team=team)
     # the rule is decided here, from trusted facts; the artifact's view of it is dropped
+    reported = {(p.code, p.path) for p in ruling.problems}  # the path rule: said once
     artifact = artifact.model_copy(
         update={
             "outside": [],
-            "problems": [p for p in artifact.problems if p.code not in RULE_CODES],
+            "problems": [
+                p
+                for p in artifact.problems
+                if p.code not in RULE_CODES and (p.code, p.path) not in reported
+            ],
         }
     )
     report = build_report(

@@ -8,9 +8,11 @@ code runs. ``all`` does both in one process, dropping the token in between.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 
+from ..errors import ReproauditError
 from .flow import drop_tokens, fetch_for_rerun, fetched_logbooks
 from .github import GitHub
 
@@ -25,19 +27,33 @@ def reproduce_pr(
     out: Path,
     sandbox: str | None,
     stage: str = "all",
+    into: Path | None = None,
     environ: MutableMapping[str, str] | None = None,
 ) -> Iterator[str]:
-    """Do ``stage`` and yield a line per logbook as it finishes, then a summary line."""
+    """Do ``stage`` and yield a line per logbook as it finishes, then a summary line.
+
+    The fetch writes the PR's logbook files into ``into``, a new folder outside the
+    checkout ``repo`` (for ``all``, a temporary one by default); the run stage
+    re-runs them from there, never from the checkout.
+    """
     from ..reproduce import describe_record, reproduce_logbook
 
     environ = os.environ if environ is None else environ
     server = environ.get("GITHUB_SERVER_URL", "https://github.com")
+    if into is None:
+        if stage != "all":
+            raise ReproauditError(
+                "--into is required with --stage fetch or run",
+                "give both stages the same new folder outside the checkout, e.g. "
+                '--into "$RUNNER_TEMP/pr-files"',
+            )
+        into = Path(tempfile.mkdtemp(prefix="reproaudit-pr-")) / "files"
     if stage in ("all", "fetch"):
-        books = fetch_for_rerun(GitHub.from_env(), repo_name, pr, sha, repo)
+        books = fetch_for_rerun(GitHub.from_env(), repo_name, pr, sha, repo, into)
         if stage == "fetch":
-            yield f"{len(books)} logbook(s) fetched at {sha[:12]}"
+            yield f"{len(books)} logbook(s) fetched at {sha[:12]} into {into}"
             return
-    books = fetched_logbooks(repo, pr, sha)
+    books = fetched_logbooks(into, pr, sha)
     api = None
     if backend == "hf-jobs":  # its client keeps the token; no contributor code runs here
         from huggingface_hub import HfApi
@@ -47,7 +63,7 @@ def reproduce_pr(
     failed = 0
     for paper_id, logbook_id in books:
         record = reproduce_logbook(
-            repo,
+            into,
             f"logbooks/{paper_id}/{logbook_id}.yaml",
             backend=backend,
             out=out,

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from ..beneath import read_capped
 from ..errors import ReproauditError
 from ..judge.inputs import (
     MAX_OUTPUTS_BYTES,
@@ -147,10 +148,9 @@ def check_record(
         return "outputs.json without a run.json", {}
     if isinstance(inputs, str):
         return inputs, {}
-    run_path = files["run.json"]
-    if run_path.stat().st_size > MAX_RUN_BYTES:
-        return f"run.json is over {MAX_RUN_BYTES >> 10} KiB", {}
-    run_bytes = run_path.read_bytes()
+    run_bytes, why = _read(files["run.json"], MAX_RUN_BYTES, f"{MAX_RUN_BYTES >> 10} KiB")
+    if why:
+        return f"run.json {why}", {}
     raw, why = load_json(run_bytes)
     if why:
         return f"run.json {why}", {}
@@ -163,9 +163,9 @@ def check_record(
     outputs = files.get("outputs.json")
     data = None
     if outputs is not None:
-        if outputs.stat().st_size > MAX_OUTPUTS_BYTES:
-            return f"outputs.json is over {MAX_OUTPUTS_BYTES >> 20} MiB", {}
-        data = outputs.read_bytes()
+        data, why = _read(outputs, MAX_OUTPUTS_BYTES, f"{MAX_OUTPUTS_BYTES >> 20} MiB")
+        if why:
+            return f"outputs.json {why}", {}
     currency = record_currency(raw, inputs, data)
     if not currency.current:
         return f"not current at the approved commit: {currency.why}", {}
@@ -176,3 +176,16 @@ def check_record(
             return f"outputs.json {why}", {}
         payload["outputs.json"] = data
     return None, payload
+
+
+def _read(path: Path, limit: int, shown_limit: str) -> tuple[bytes, str | None]:
+    """An artifact file through the one reader: (bytes, None) or (b"", why it is refused)."""
+    try:
+        got = read_capped(path.parent, path.name, limit)
+    except ReproauditError as exc:
+        return b"", exc.problems[0].message if exc.problems else str(exc)
+    if got is None:
+        return b"", "is missing"
+    if len(got.raw) > limit:
+        return b"", f"is over {shown_limit}"
+    return got.raw, None

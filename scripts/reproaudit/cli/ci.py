@@ -300,6 +300,12 @@ def ci_push(
     help="fetch: check the head and fetch the files (needs GITHUB_TOKEN); run: re-run what "
     "fetch wrote (give it no token); all: both, dropping the token before running.",
 )
+@click.option(
+    "--into",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A new folder outside the checkout for the PR's logbook files (fetch creates it, "
+    "run reads it); required with --stage fetch or run [all: a temporary folder].",
+)
 @repo_option
 def ci_reproduce_pr(
     repo_name: str,
@@ -309,9 +315,11 @@ def ci_reproduce_pr(
     out: Path,
     sandbox: str | None,
     stage: str,
+    into: Path | None,
     repo: Path,
 ) -> None:
-    """Re-run every logbook of a PR at the approved commit (fetched as files, no secrets).
+    """Re-run every logbook of a PR at the approved commit (fetched from git objects into
+    a new folder of its own, never the checkout; no secrets while it runs).
 
     No token is in the environment while contributor code runs: the workflow runs
     `--stage fetch` with the token and `--stage run` without it.
@@ -319,8 +327,9 @@ def ci_reproduce_pr(
     from ..ci.rerun_pr import reproduce_pr
 
     lines = reproduce_pr(
-        repo, repo_name, pr, sha, backend=backend, out=out, sandbox=sandbox, stage=stage
-    )
+        repo, repo_name, pr, sha, backend=backend, out=out, sandbox=sandbox, stage=stage,
+        into=into,
+    )  # fmt: skip
     for line in lines:
         click.echo(line)
 

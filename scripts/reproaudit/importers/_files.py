@@ -4,8 +4,8 @@ An imported folder (a trackio workspace, a PaperBench paper folder) comes from
 elsewhere. A symlink in it points anywhere on the machine, a FIFO blocks a
 read forever, ``/dev/zero`` never ends, and a small JSON file can nest 200,000
 levels deep or hold a 5,000-digit number. So: each path is checked with
-``lstat`` before it is opened, opened with ``O_NOFOLLOW | O_NONBLOCK`` and
-checked again with ``fstat``; reads stop at a size limit; JSON is parsed with
+``lstat`` before it is opened, then read by the one reader (``beneath``:
+``O_NOFOLLOW | O_NONBLOCK``, checked again with ``fstat``, capped); JSON is parsed with
 bounded numbers and a bounded depth. Every refusal is a ``Problem`` naming the
 file, never a traceback.
 """
@@ -19,20 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from .. import problems as P
+from ..beneath import KINDS, read_capped
 from ..errors import InputError, ReproauditError
 from ..problems import Problem
 
 MAX_JSON_DEPTH = 64
 MAX_NUMBER_CHARS = 40  # digits and signs of one JSON number
-_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-_KINDS = {
-    stat.S_IFLNK: "a symlink",
-    stat.S_IFIFO: "a FIFO",
-    stat.S_IFCHR: "a character device",
-    stat.S_IFBLK: "a block device",
-    stat.S_IFSOCK: "a socket",
-    stat.S_IFDIR: "a folder",
-}
+_KINDS = KINDS  # the one reader's names for what is not a regular file
 REFUSED_HINT = (
     "importers read only regular files inside the folder: replace the link or special "
     "file with a copy of the file itself"
@@ -80,23 +73,28 @@ def check_folder(path: Path, shown: str | None = None) -> None:
 
 
 def read_regular(path: Path, limit: int, shown: str | None = None) -> bytes:
-    """The bytes of the regular file ``path``, refusing links, FIFOs, devices and size > limit."""
+    """The bytes of the regular file ``path``, refusing links, FIFOs, devices and size > limit.
+
+    The open and the capped read are the one reader's (``beneath.read_capped``);
+    refusals carry the importers' code and hint.
+    """
     shown = shown or path.as_posix()
     what = kind_of(path)
     if what:
         raise refused(path, f"is {what}", shown)
     try:
-        fd = os.open(path, _OPEN_FLAGS)
+        got = read_capped(path.parent, path.name, limit, shown)
+    except InputError:  # swapped for something else between the two looks
+        raise refused(path, "is not a regular file", shown) from None
     except OSError as exc:
         raise InputError(
             Problem(P.IMPORT_SOURCE_INVALID, shown, None, None, f"cannot open it: {exc.strerror}")
         ) from None
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):  # swapped between lstat and open
-            raise refused(path, "is not a regular file", shown)
-        data = handle.read(limit + 1)
-    if len(data) > limit:
+    if got is None:
+        raise InputError(
+            Problem(P.IMPORT_SOURCE_INVALID, shown, None, None, "cannot open it: not found")
+        )
+    if len(got.raw) > limit:
         raise InputError(
             Problem(
                 P.FILE_TOO_LARGE,
@@ -106,7 +104,7 @@ def read_regular(path: Path, limit: int, shown: str | None = None) -> bytes:
                 f"larger than {P.human_size(limit)}; importers read files up to that size",
             )
         )
-    return data
+    return got.raw
 
 
 def inside(path: Path, root: Path) -> bool:

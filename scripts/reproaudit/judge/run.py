@@ -166,6 +166,10 @@ def iter_cases(
                 yield CaseItem(verdict_rel, current=True)
                 continue
         writeup = corpus.writeup(paper_id, logbook_id)
+        refused = corpus.refusal(layout.writeup_rel(paper_id, logbook_id))
+        if refused:  # a link or special file: never read, never sent to the LLM
+            yield CaseItem(verdict_rel, problems=refused)
+            continue
         text = loaded.raw.decode("utf-8", errors="replace") if loaded.raw is not None else None
         case = Case(
             rels[0],

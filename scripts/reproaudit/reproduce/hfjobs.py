@@ -27,7 +27,7 @@ from .bundle import RUNNER
 from .docker import DEFAULT_IMAGE
 from .markers import MARK, JobLog, read_job_log
 from .record import RunOutcome, Status, log_text
-from .spec import RunSpec, requirements_file
+from .spec import RunSpec, requirements_bytes, requirements_file
 
 __all__ = ["DEFAULT_IMAGE", "MARK", "RUNNER", "read_job_log", "run_hf_jobs"]
 
@@ -176,7 +176,7 @@ def run_hf_jobs(
     notes = [] if spec.reproduce.image else [f"no reproduce.image: used {DEFAULT_IMAGE}"]
     nonce = secrets.token_hex(8)
     req = requirements_file(repo, spec)
-    req_bytes = req.read_bytes() if req is not None else b""
+    req_bytes = requirements_bytes(repo, spec) or b""
     req_sha = hashlib.sha256(req_bytes).hexdigest() if req is not None else None
     job_timeout = spec.timeout_s + SETUP_GRACE_S
     ns = namespace or _call("whoami", None, api.whoami)["name"]

@@ -44,7 +44,7 @@ from .process import ProcessResult, run_process
 from .record import LogTail, RunOutcome, log_text
 from .runner import has_hashes, pip_argv
 from .sandbox import Launch, Limits
-from .spec import RunSpec, code_folder, requirements_file
+from .spec import RunSpec, copy_code, requirements_bytes, requirements_file
 
 SETUP_GRACE_S = 120  # copying the code in and the outputs out, beyond the command's timeout
 INSTALL_TIMEOUT_S = 1800
@@ -84,7 +84,7 @@ def run_local(
         src = base / "src"
         started = time.monotonic()
         if spec.code.path is not None:
-            shutil.copytree(code_folder(repo, spec), src, symlinks=True)
+            copy_code(repo, spec, src)
         else:
             url, sha = clone_url or spec.code.repo or "", spec.code.commit or ""
             error = fetch_commit(url, sha, str(src))
@@ -98,7 +98,7 @@ def run_local(
         req_sha = None
         deps = None
         if req is not None:
-            req_bytes = req.read_bytes()
+            req_bytes = requirements_bytes(repo, spec) or b""
             req_sha = hashlib.sha256(req_bytes).hexdigest()
             deps, why = _install(spec, base, req, req_bytes, sandbox, limits, uid, cgroup)
             if why is not None:

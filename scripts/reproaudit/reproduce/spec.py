@@ -12,12 +12,16 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from .. import problems as P
+from ..beneath import copy_folder, read_file
 from ..errors import InputError, ReproauditError
 from ..loader import load_model
 from ..logbook_arg import resolve_logbook
 from ..models import Code, Logbook, Reproduce, parse_duration
 from ..problems import Problem
 from .confine import clean_logbook_path, escaping_links, inside
+
+MAX_CODE_FILE_BYTES = 64 * 1024 * 1024  # one file of a code folder, as the re-run copies it
+MAX_REQUIREMENTS_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -191,3 +195,30 @@ def requirements_file(repo: Path, spec: RunSpec) -> Path | None:
             )
         )
     return path
+
+
+def requirements_bytes(repo: Path, spec: RunSpec) -> bytes | None:
+    """The requirements file's bytes through the one reader (no link, capped), or None."""
+    path = requirements_file(repo, spec)
+    if path is None:
+        return None
+    rel = path.relative_to(Path(repo)).as_posix()
+    data = read_file(Path(repo), rel, MAX_REQUIREMENTS_BYTES)
+    if data is None:
+        raise InputError(
+            Problem(P.REQUIREMENTS_NOT_ALLOWED, spec.rel, None, "reproduce.requirements",
+                    f"{rel} is not a file")
+        )  # fmt: skip
+    return data
+
+
+def copy_code(repo: Path, spec: RunSpec, dest: Path) -> int:
+    """Copy a ``code.path`` logbook's folder into the new folder ``dest``: regular files only.
+
+    Checked first by ``code_folder``; then every file is read through the one
+    reader, so a link anywhere in the folder (even one that stays inside it) or a
+    FIFO is refused by name, never followed or copied.
+    """
+    code_folder(repo, spec)
+    assert spec.code_subdir is not None
+    return copy_folder(Path(repo), spec.code_subdir, dest, MAX_CODE_FILE_BYTES)

@@ -9,6 +9,7 @@ the output folder is replaced only when the build succeeds.
 
 from __future__ import annotations
 
+import io
 import logging
 import shutil
 import tempfile
@@ -20,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import problems as P
+from ..beneath import read_file
 from ..judge.cases import RulesJudge
 from ..judge.run import JudgeSummary, judge_corpus, now_utc
+from ..loader import MAX_DATA_BYTES, decode_text
 from ..models import VerdictFile
 from ..problems import Problem, ReproauditError
 from ..repo import Corpus
@@ -60,10 +63,11 @@ def merged_config(root: Path, site_url: str | None = None) -> dict[str, Any]:
 
     with open(_package_dir() / "mkdocs.yml", encoding="utf-8") as handle:
         config = yaml_load(handle)
-    own = root / "mkdocs.yml"
-    if own.is_file():
-        with open(own, encoding="utf-8") as handle:
-            mine = yaml_load(handle)
+    raw = read_file(root, "mkdocs.yml", MAX_DATA_BYTES)  # the one reader: no link, capped
+    if raw is not None:
+        text = io.StringIO(decode_text(raw, "mkdocs.yml"))
+        text.name = str(root / "mkdocs.yml")  # type: ignore[misc]  # INHERIT is relative to it
+        mine = yaml_load(text)
         if not isinstance(mine, dict):
             raise ReproauditError(
                 Problem(
