@@ -158,21 +158,24 @@ class Endpoint:
             try:
                 status, headers, data = self._post(body, halt)
             except _TooLarge:
-                self._answered()
-                return Answer(None, attempts, error=f"reply larger than {self.max_bytes} bytes")
+                status, headers, data = -1, httpx.Headers(), b""
             except httpx.HTTPError as exc:
                 status, headers, data = 0, httpx.Headers(), b""
                 error = f"{type(exc).__name__}: {str(exc)[:120] or 'no detail'}"
-            finally:
-                self.throttle.release()
+            except BaseException:
+                self.throttle.release(sent_at, False, None)
+                raise
+            asked = retry_after(headers.get("retry-after"))
+            stop = self.throttle.release(sent_at, status == THROTTLED, asked)
+            if status == -1:
+                self._answered()
+                return Answer(None, attempts, error=f"reply larger than {self.max_bytes} bytes")
             if status == 200:
                 self._answered()
                 return _parse_completion(data, attempts, self.max_bytes)
-            asked = retry_after(headers.get("retry-after"))
             if status == THROTTLED:
                 throttled += 1
                 error = "HTTP 429 (throttled)"
-                stop = self.throttle.throttled(sent_at, asked)
                 if stop:
                     with self._lock:
                         self.down = self.down or stop

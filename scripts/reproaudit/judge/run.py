@@ -69,6 +69,8 @@ class JudgeSummary:
     suspected: list[str] = field(default_factory=list)  # suspected_injection
     skipped: list[str] = field(default_factory=list)  # not judged: the run stopped first
     stopped: str | None = None  # why the run stopped early (deadline, endpoint down)
+    throttled: int = 0  # 429 answers (throttling: fewer requests in flight, not an outage)
+    lowest_in_flight: int | None = None  # the fewest requests in flight it came down to
 
     @property
     def complete(self) -> bool:
@@ -341,6 +343,9 @@ def judge_corpus(
                     yield one(item.case)
     if summary.stopped is None and (summary.skipped or summary.failed):
         summary.stopped = halt.why or getattr(judge, "down", None)
+    throttle = getattr(getattr(judge, "endpoint", None), "throttle", None)
+    if throttle is not None:
+        summary.throttled, summary.lowest_in_flight = throttle.count, throttle.lowest
 
 
 def write_verdicts(root: Path, docs: Iterable[VerdictDoc]) -> list[str]:
@@ -573,6 +578,11 @@ def describe_summary(summary: JudgeSummary, mode: str) -> str:
             if paths:
                 line += f"\n{len(paths)} {what}: {', '.join(sorted(paths)[:5])}"
                 line += " ..." if len(paths) > 5 else ""
+        if summary.throttled:
+            line += (
+                f"\nthrottled: {summary.throttled} answer(s) 429; at the lowest "
+                f"{summary.lowest_in_flight} request(s) in flight"
+            )
     elif summary.skipped:
         line += f"\n{len(summary.skipped)} not judged: the run stopped first"
     if summary.stopped:

@@ -54,10 +54,27 @@ class Throttle:
                     return None
                 self._cond.wait(min(max(wait, 0.0) or _POLL, _POLL, halt.remaining()))
 
-    def release(self) -> None:
+    def release(self, sent_at: float, throttled: bool, wait: float | None) -> str | None:
+        """A request sent at ``sent_at`` is back (a 429 if ``throttled``, asking to
+        ``wait`` s); why the run must stop, if it must. One lock for both, so no
+        request is sent between a 429 and the cut it causes."""
         with self._cond:
             self.in_flight -= 1
             self._cond.notify_all()
+            if not throttled:
+                return None
+            self.count += 1
+            now = time.monotonic()
+            if sent_at > self._cut_at:  # the first 429 of this round
+                self._cut_at = now
+                self.limit = max(1, (self.in_flight + 1) // 2)
+                self._answers = 0
+                self.lowest = self.limit if self.lowest is None else min(self.lowest, self.limit)
+            if wait is not None:
+                self.not_before = max(self.not_before, now + wait)
+            if now - self._last_answer > self._patience:
+                return f"the endpoint answered only 429 (throttled) for {self._patience:g} s"
+            return None
 
     def answered(self) -> None:
         with self._cond:
@@ -71,19 +88,3 @@ class Throttle:
                 if self.limit >= self.CEILING:
                     self.limit = None
             self._cond.notify_all()
-
-    def throttled(self, sent_at: float, wait: float | None) -> str | None:
-        """Record a 429 to a request sent at ``sent_at``; why the run must stop, if it must."""
-        with self._cond:
-            self.count += 1
-            now = time.monotonic()
-            if sent_at > self._cut_at:  # the first 429 of this round
-                self._cut_at = now
-                self.limit = max(1, self.in_flight // 2)
-                self._answers = 0
-                self.lowest = self.limit if self.lowest is None else min(self.lowest, self.limit)
-            if wait is not None:
-                self.not_before = max(self.not_before, now + wait)
-            if now - self._last_answer > self._patience:
-                return f"the endpoint answered only 429 (throttled) for {self._patience:g} s"
-            return None
