@@ -22,8 +22,10 @@ from click.testing import CliRunner
 
 from reproaudit.boundedjson import JsonError, depth, loads
 from reproaudit.cli import cli
+from reproaudit.judge.halt import Halt
 from reproaudit.judge.llm import LlmJudge, LlmSettings
 from reproaudit.judge.run import judge_repo, lock_path
+from reproaudit.judge.throttle import Throttle
 from tests.fake_llm import FakeLLM
 from tests.gitutil import git
 from tests.judge.test_llm import ASKED, read_verdicts, run_llm
@@ -136,6 +138,28 @@ def summary_lines(summary) -> list[str]:
     from reproaudit.judge.run import describe_summary
 
     return describe_summary(summary, "llm").splitlines()
+
+
+def test_the_throttle_halves_once_per_round_and_grows_back() -> None:
+    throttle, halt = Throttle(patience=300), Halt(None)
+    for _ in range(8):
+        assert throttle.acquire(halt, 30) is None
+    sent = time.monotonic()
+    assert throttle.release(sent, True, None) is None  # 8 were in flight: 4 may be
+    assert throttle.release(sent, True, 0.5) is None  # same round: no second cut
+    assert (throttle.limit, throttle.lowest, throttle.count) == (4, 4, 2)
+    assert throttle.not_before > time.monotonic()  # Retry-After holds everyone
+    for _ in range(6):
+        throttle.release(sent, False, None)
+    for _ in range(4):  # a round of answers: one more in flight
+        throttle.answered()
+    assert throttle.limit == 5
+    impatient = Throttle(patience=-1)
+    assert impatient.acquire(halt, 30) is None
+    assert "answered only 429" in (impatient.release(time.monotonic(), True, None) or "")
+    done = Halt(None)
+    done.cancel("deadline reached")
+    assert throttle.acquire(done, 30) == "not sent: deadline reached"
 
 
 def test_a_blip_of_500s_does_not_stop_the_run(traps: Path) -> None:

@@ -35,7 +35,7 @@ class Throttle:
         self._answers = 0
         self._cut_at = -1.0
         self._patience = patience
-        self._last_answer = time.monotonic()
+        self._throttled_since: float | None = None  # the first 429 since the last answer
 
     def acquire(self, halt: Halt, max_wait: float) -> str | None:
         """Wait for a slot; None when the request may go, else why it may not."""
@@ -72,13 +72,15 @@ class Throttle:
                 self.lowest = self.limit if self.lowest is None else min(self.lowest, self.limit)
             if wait is not None:
                 self.not_before = max(self.not_before, now + wait)
-            if now - self._last_answer > self._patience:
+            if self._throttled_since is None:
+                self._throttled_since = now
+            if now - self._throttled_since > self._patience:
                 return f"the endpoint answered only 429 (throttled) for {self._patience:g} s"
             return None
 
     def answered(self) -> None:
         with self._cond:
-            self._last_answer = time.monotonic()
+            self._throttled_since: float | None = None  # the first 429 since the last answer
             if self.limit is None:
                 return
             self._answers += 1
