@@ -303,6 +303,33 @@ def test_answered_work_is_written_before_an_interruption_goes_up(traps: Path) ->
     assert written == set(finished) == set(EXPECTED) - {"paging-growth"}
 
 
+def test_work_stuck_past_the_deadline_is_abandoned(traps: Path) -> None:
+    """Whatever holds a worker (here: judging that ignores the deadline), the run ends
+    at the deadline plus a short grace and counts that logbook as not judged."""
+    release = threading.Event()
+    with FakeLLM("correct") as fake:
+        settings = LlmSettings(base_url=fake.url, model="m", api_key="k")
+        judge = LlmJudge(settings, 3)
+        real = judge.judge_case
+
+        def judge_case(case, halt):
+            if case.logbook.logbook.id == "paging-growth":
+                release.wait(120)
+            return real(case, halt)
+
+        judge.judge_case = judge_case  # type: ignore[method-assign]
+        start = time.monotonic()
+        summary = judge_repo(traps, judge, reruns=traps / "reruns", deadline=3.0)
+        elapsed = time.monotonic() - start
+        release.set()
+    assert elapsed < 3.0 + 8, elapsed
+    assert summary.stopped == "deadline reached"
+    stuck = "verdicts/TrapPaper1/paging-growth.yaml"
+    assert stuck in summary.skipped and stuck not in summary.judged
+    assert not (traps / stuck).exists()
+    assert len(set(summary.judged) | set(summary.skipped)) == len(EXPECTED)
+
+
 # --- one lock per repository ------------------------------------------------------------------
 
 

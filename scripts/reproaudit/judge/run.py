@@ -71,6 +71,7 @@ class JudgeSummary:
     stopped: str | None = None  # why the run stopped early (deadline, endpoint down)
     throttled: int = 0  # 429 answers (throttling: fewer requests in flight, not an outage)
     lowest_in_flight: int | None = None  # the fewest requests in flight it came down to
+    closed: bool = field(default=False, repr=False)  # abandoned work counts for nothing
 
     @property
     def complete(self) -> bool:
@@ -438,6 +439,8 @@ ABANDON_GRACE = 2.0  # seconds after the deadline before work in flight is aband
 
 def _count(summary: JudgeSummary, rel: str, result: CaseResult, samples: int) -> None:
     with _lock:
+        if summary.closed:  # abandoned at the deadline: not written, already counted skipped
+            return
         summary.judged.append(rel)
         flags = {f for c in result.claims for f in c.flags}
         if "llm_failed" in flags:
@@ -492,7 +495,8 @@ def _run_workers(
             try:
                 if halt.halted or getattr(judge, "down", None):
                     with _lock:
-                        summary.skipped.append(rel)
+                        if not summary.closed:
+                            summary.skipped.append(rel)
                     done.put((rel, None))
                 else:
                     done.put((rel, one(case)))
@@ -546,6 +550,7 @@ def _run_workers(
                     if time.monotonic() - halted_at > ABANDON_GRACE:
                         with _lock:
                             summary.skipped.extend(sorted(waiting))  # abandoned in flight
+                            summary.closed = True
                         break
                 yield from collect(0.2)
             if errors:
