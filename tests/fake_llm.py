@@ -33,7 +33,8 @@ content (judging and screening) a JSON array nested that deep.
 is an HTTP status to answer instead (200 = answer normally). Screening requests
 (system prompt ``screen.v1``) are answered ``{"instructions_found": ...}``:
 true when any of ``screen_flags`` occurs in the screened text, or always with
-``screen="always"``; behaviours that break transport break them too.
+``screen="always"`` (from the ``screen_from``-th screening request on); behaviours
+that break transport break them too.
 ``latency`` delays every answer (seconds). Every request's JSON body is kept in
 ``requests``; ``judging`` and ``screening`` count each kind; ``in_flight`` is the
 number of requests being answered now and ``most_in_flight`` the most at once;
@@ -82,6 +83,7 @@ class FakeLLM:
         nesting: int = 100_000,
         nest_content: int = 0,
         outage: tuple[int, int, int] | None = None,
+        screen_from: int = 0,
     ) -> None:
         self.behavior = behavior
         self.latency = latency
@@ -99,6 +101,7 @@ class FakeLLM:
         self.nesting = nesting
         self.nest_content = nest_content
         self.outage = outage
+        self.screen_from = screen_from
         self.arrivals: list[tuple[float, int]] = []
         self.throttled_at: list[float] = []
         self.requests: list[dict[str, Any]] = []
@@ -136,7 +139,10 @@ class FakeLLM:
 
     def screen_reply(self, body: dict[str, Any]) -> str:
         text = body["messages"][1]["content"]
-        found = self.screen == "always" or any(f in text for f in self.screen_flags)
+        honest_still = self.screening <= self.screen_from  # "always" from this screen on
+        found = (self.screen == "always" and not honest_still) or any(
+            f in text for f in self.screen_flags
+        )
         evidence = next((f for f in self.screen_flags if f in text), "") if found else ""
         return json.dumps({"instructions_found": found, "evidence": evidence})
 

@@ -216,6 +216,17 @@ def test_a_screen_that_flags_everything_is_a_fault_not_an_accusation(traps: Path
     assert "llm_failed" not in _flags(read_verdicts(traps))
 
 
+def test_a_screen_that_turns_faulty_mid_run_accuses_no_one(traps: Path) -> None:
+    """Honest for the first 5 screens, then flagging everything: a canary asked once,
+    at the start, would have passed; each flag is checked by a canary asked after it."""
+    with FakeLLM("correct", screen="always", screen_from=5) as fake:
+        out = run_llm(traps, fake, concurrency=2)
+    summary = out["summary"]
+    assert "flagged a known-clean text (canary)" in (summary.stopped or "")
+    assert {Path(p).stem for p in summary.suspected} <= {"injection"}
+    assert summary.failed and len(summary.judged) > len(summary.failed)
+
+
 def test_control_an_honest_screen_flag_is_stored(traps: Path) -> None:
     with FakeLLM("correct", screen_flags=["paging"]) as fake:
         out = run_llm(traps, fake)
