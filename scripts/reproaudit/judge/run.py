@@ -268,9 +268,8 @@ def lock_path(root: Path) -> Path:
     return Path(root) / ".reproaudit" / "judge.lock"
 
 
-_GIT_REDIRECTS = frozenset(
-    {"GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES"}
-)
+# the caller's environment must not point two judges of one repository at two git dirs
+_GIT_REDIRECTS = frozenset({"GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE"})
 
 
 @contextlib.contextmanager
