@@ -273,13 +273,13 @@ _GIT_REDIRECTS = frozenset({"GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE"})
 
 
 @contextlib.contextmanager
-def repo_lock(root: Path, halt: Halt) -> Iterator[None]:
+def repo_lock(root: Path, halt: Halt, path: Path | None = None) -> Iterator[None]:
     """One judge per repository at a time; a second one waits, then finds the work done.
 
     An ``flock`` on ``lock_path(root)``: it dies with its process, so a killed
     judge never leaves the repository locked.
     """
-    path = lock_path(root)
+    path = path or lock_path(root)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle = open(path, "a+")  # noqa: SIM115 - closed below, after the unlock
@@ -384,9 +384,10 @@ def judge_repo(
     if mode is not None and mode != judge.mode:
         raise ValueError(f"mode {mode!r} but a {judge.mode} judge was given")
     root = Path(root)
+    lock = lock_path(root)  # before the deadline's clock starts: it asks git
     halt = halt or Halt(deadline)
     summary = JudgeSummary()
-    with repo_lock(root, halt):
+    with repo_lock(root, halt, lock):
         docs = judge_corpus(
             Corpus(root),
             judge,
