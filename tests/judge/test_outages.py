@@ -246,4 +246,8 @@ def test_cli_deadline_bounds_a_run_against_a_hanging_endpoint(traps: Path) -> No
     written = int(result.output.split()[0])
     left = int(re.search(r"\n(\d+) not judged: the run stopped first", result.output).group(1))
     assert written + left == len(EXPECTED)
-    assert "\n8 llm_failed (asked again next run)" in result.output  # the 8 workers' logbooks
+    # the logbooks in flight at the deadline (one request each: up to the 8 workers, fewer
+    # on a loaded machine) are written llm_failed
+    sent = int(re.search(r"(\d+) HTTP request", result.output).group(1))
+    assert 1 <= sent <= 8
+    assert f"\n{sent} llm_failed (asked again next run)" in result.output
