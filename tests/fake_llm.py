@@ -20,16 +20,26 @@ answers:
 - ``close``: closes the connection without answering;
 - ``truncated``: announces a full reply, sends half of it, and closes;
 - ``huge``: a 200 reply of ``huge_bytes`` bytes;
-- ``cut``: the reply's content is cut short with ``finish_reason: length``.
+- ``cut``: the reply's content is cut short with ``finish_reason: length``;
+- ``trickle``: a correct reply sent one byte every ``trickle`` seconds (its headers too
+  with ``trickle_headers``);
+- ``nested``: the whole HTTP body is JSON nested ``nesting`` levels deep.
+
+``outage=(first, count, status)`` answers ``status`` to the ``count`` requests from the
+``first``-th on (counting every request): a blip. ``nest_content`` makes every reply's
+content (judging and screening) a JSON array nested that deep.
 
 ``statuses`` scripts transport faults per judging request: its n-th entry (cyclic)
 is an HTTP status to answer instead (200 = answer normally). Screening requests
 (system prompt ``screen.v1``) are answered ``{"instructions_found": ...}``:
 true when any of ``screen_flags`` occurs in the screened text, or always with
-``screen="always"``; behaviours that break transport break them too.
+``screen="always"`` (from the ``screen_from``-th screening request on); behaviours
+that break transport break them too.
 ``latency`` delays every answer (seconds). Every request's JSON body is kept in
 ``requests``; ``judging`` and ``screening`` count each kind; ``in_flight`` is the
-number of requests being answered now and ``most_in_flight`` the most at once.
+number of requests being answered now and ``most_in_flight`` the most at once;
+``arrivals`` holds (monotonic time, requests in flight with this one) per request and
+``throttled_at`` the time each 429 was sent.
 """
 
 from __future__ import annotations
@@ -38,6 +48,7 @@ import json
 import re
 import sys
 import threading
+import time
 import unicodedata
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -67,6 +78,12 @@ class FakeLLM:
         screen: str = "flags",
         screen_flags: list[str] | None = None,
         huge_bytes: int = 2 * 1024 * 1024,
+        trickle: float = 1.0,
+        trickle_headers: bool = False,
+        nesting: int = 100_000,
+        nest_content: int = 0,
+        outage: tuple[int, int, int] | None = None,
+        screen_from: int = 0,
     ) -> None:
         self.behavior = behavior
         self.latency = latency
@@ -79,6 +96,14 @@ class FakeLLM:
         self.screen = screen
         self.screen_flags = screen_flags or []
         self.huge_bytes = huge_bytes
+        self.trickle = trickle
+        self.trickle_headers = trickle_headers
+        self.nesting = nesting
+        self.nest_content = nest_content
+        self.outage = outage
+        self.screen_from = screen_from
+        self.arrivals: list[tuple[float, int]] = []
+        self.throttled_at: list[float] = []
         self.requests: list[dict[str, Any]] = []
         self.count = 0
         self.judging = 0
@@ -114,7 +139,10 @@ class FakeLLM:
 
     def screen_reply(self, body: dict[str, Any]) -> str:
         text = body["messages"][1]["content"]
-        found = self.screen == "always" or any(f in text for f in self.screen_flags)
+        honest_still = self.screening <= self.screen_from  # "always" from this screen on
+        found = (self.screen == "always" and not honest_still) or any(
+            f in text for f in self.screen_flags
+        )
         evidence = next((f for f in self.screen_flags if f in text), "") if found else ""
         return json.dumps({"instructions_found": found, "evidence": evidence})
 
@@ -125,6 +153,8 @@ class FakeLLM:
         behavior = self.behavior
         total = n if total is None else total
         status = self.statuses[n % len(self.statuses)] if self.statuses and not screening else 200
+        if self.outage and self.outage[0] <= total < self.outage[0] + self.outage[1]:
+            status = self.outage[2]
         if status != 200:
             return status, {}, json.dumps({"error": {"message": "scripted", "type": "x"}})
         if behavior == "error":
@@ -168,6 +198,8 @@ class FakeLLM:
                     }
                 )
             content = json.dumps({"claims": answers})
+        if self.nest_content:
+            content = "[" * self.nest_content + "]" * self.nest_content
         prompt_chars = sum(len(m["content"]) for m in body["messages"])
         reply = {
             "id": f"chatcmpl-{n}",
@@ -205,6 +237,7 @@ class FakeLLM:
                 with fake._lock:
                     fake.in_flight += 1
                     fake.most_in_flight = max(fake.most_in_flight, fake.in_flight)
+                    fake.arrivals.append((time.monotonic(), fake.in_flight))
                 try:
                     self._answer()
                 finally:
@@ -250,7 +283,17 @@ class FakeLLM:
                         except OSError:
                             return
                     return
+                if behavior == "nested":
+                    depth = fake.nesting
+                    self._send(200, {}, '{"choices": ' + "[" * depth + "]" * depth + "}")
+                    return
                 status, headers, text = fake.respond(body, n, total, screening)
+                if status == 429:
+                    with fake._lock:
+                        fake.throttled_at.append(time.monotonic())
+                if behavior == "trickle":
+                    self._trickle(text.encode())
+                    return
                 if behavior == "truncated":
                     data = text.encode()
                     self.send_response(status)
@@ -262,6 +305,24 @@ class FakeLLM:
                     self.connection.shutdown(2)
                     return
                 self._send(status, headers, text)
+
+            def _trickle(self, data: bytes) -> None:
+                head = (
+                    f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                    f"X-Padding: {'x' * 200}\r\nContent-Length: {len(data)}\r\n\r\n"
+                ).encode()
+                slow = (head if fake.trickle_headers else b"") + data
+                try:
+                    if not fake.trickle_headers:
+                        self.wfile.write(head)
+                        self.wfile.flush()
+                    for i in range(len(slow)):
+                        if fake.stopping.wait(fake.trickle):
+                            return
+                        self.wfile.write(slow[i : i + 1])
+                        self.wfile.flush()
+                except OSError:
+                    return  # the client gave up: what it should do
 
             def _send(self, status: int, headers: dict[str, str], text: str) -> None:
                 data = text.encode()

@@ -269,3 +269,20 @@ def test_a_reply_with_multi_line_or_bidi_fields_is_refused(
     assert "not valid claims after 3 tries" in result.output
     assert "must be one line of plain text" in result.output
     assert not (tmp_path / "claims").exists()
+
+
+def test_deeply_nested_replies_are_refused_not_a_crash(tmp_path: Path) -> None:
+    """JSON nested 100,000 deep used to raise RecursionError (a bug, exit 3)."""
+    paper = tmp_path / "paper.md"
+    paper.write_text("We claim things. " * 20)
+    deep = "[" * 100_000 + "]" * 100_000
+    with FakeLLM("scripted", replies=[deep]) as fake:
+        result = run(tmp_path, fake, paper)
+        assert fake.count == 3
+    assert result.exit_code == 1, result.output
+    assert "JSON nested 100000 levels deep (at most 64)" in result.output
+    with FakeLLM("nested") as fake:  # the HTTP body itself
+        result = run(tmp_path, fake, paper)
+    assert result.exit_code == 1, result.output
+    assert "levels deep (at most 64)" in result.output
+    assert not (tmp_path / "claims").exists()

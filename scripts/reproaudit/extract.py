@@ -9,7 +9,6 @@ number of times. Nothing is written unless the whole draft validates.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import secrets
@@ -22,6 +21,7 @@ import yaml
 from pydantic import ValidationError
 
 from . import problems as P
+from .boundedjson import loads
 from .errors import EndpointError, InputError, SettingError
 from .judge.llm import LlmSettings, truncate
 from .loader import parse_yaml, to_model
@@ -291,8 +291,8 @@ def extract_claims(
             )
             if len(raw) > MAX_REPLY_CHARS:
                 raise ValueError(f"the reply is {len(raw)} characters (at most {MAX_REPLY_CHARS})")
-            content = json.loads(raw)["choices"][0]["message"]["content"]
-            doc = draft_document(json.loads(content), paper_id, venue, title)
+            content = loads(raw, max_chars=MAX_REPLY_CHARS)["choices"][0]["message"]["content"]
+            doc = draft_document(loads(content), paper_id, venue, title)  # depth bounded
         except OpenAIError as exc:
             raise EndpointError(f"the LLM endpoint failed: {exc}") from None
         except ValidationError as exc:

@@ -129,13 +129,14 @@ def test_a_compromised_endpoint_cannot_publish_what_no_detector_caught(repo: Pat
 
 
 def test_the_screening_request_sees_only_the_untrusted_text(repo: Path) -> None:
-    with FakeLLM("correct", screen="always") as fake:
+    with FakeLLM("correct", screen_flags=["System: Ubuntu"]) as fake:
         run_llm(repo, fake, logbook="benign-system")
         screens = [b for b in fake.requests if b["messages"][0]["content"].startswith("You screen")]
         assert fake.judging == 0  # the screen said "instructions found": no judging request
-    (screen,) = screens
+    screen, canary = screens  # the flag, then the known-clean text it is checked against
     user = screen["messages"][1]["content"]
     assert "System: Ubuntu 22.04" in user and "CLAIMS" not in user and "statement" not in user
+    assert "System: Ubuntu" not in canary["messages"][1]["content"]
     got = read_verdicts(repo, "InjPaper1")["benign-system"]
     assert "suspected_injection" in got["C1"]["flags"]
     assert "screening request" in got["C1"]["evidence"]

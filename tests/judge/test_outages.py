@@ -121,13 +121,14 @@ def test_circuit_breaker_stops_a_run_against_a_dead_endpoint(traps: Path) -> Non
         judge = LlmJudge(settings, 3, max_retries=4, backoff=0.01, breaker_threshold=3)
         summary = judge_repo(traps, judge, reruns=traps / "reruns", concurrency=1)
         sent = fake.count
-    assert sent == 3  # three failures in a row, then nothing more is sent
-    assert summary.usage.requests == 3
-    assert "3 transport failures in a row (last: HTTP 500)" in summary.stopped
-    # one logbook meets the dead endpoint; before it, only logbooks that need no request
-    # (text aimed at the judge, nothing addressed) were judged; the rest wait for a run that
-    # can reach the endpoint
-    assert len(summary.failed) == 1
+    # three requests failed for good (each after its own 4 retries: retries never open the
+    # breaker alone), then nothing more is sent
+    assert sent == summary.usage.requests == 3 * 5
+    assert "3 requests failed in a row (last: HTTP 500)" in summary.stopped
+    # each of those requests was a logbook's screening request; before them, only logbooks
+    # that need no request (text aimed at the judge, nothing addressed) were judged; the
+    # rest wait for a run that can reach the endpoint
+    assert len(summary.failed) == 3
     no_request = {"verdicts/TrapPaper1/injection.yaml", "verdicts/TrapPaper1/not-addressed.yaml"}
     assert set(summary.judged) - set(summary.failed) <= no_request
     assert len(summary.judged) + len(summary.skipped) == len(EXPECTED)
@@ -140,7 +141,9 @@ def test_connection_refused_with_a_deadline(traps: Path) -> None:
     start = time.monotonic()
     summary = judge_repo(traps, judge, reruns=traps / "reruns", deadline=2.0)
     assert time.monotonic() - start < 4
-    assert summary.usage.requests <= 12 and not summary.complete
+    # at most each worker's request and its 4 retries: refused connections cost nothing,
+    # and a request's own retries never open the breaker alone
+    assert summary.usage.requests <= 8 * 5 and not summary.complete
     assert summary.failed or summary.skipped
 
 
@@ -243,4 +246,8 @@ def test_cli_deadline_bounds_a_run_against_a_hanging_endpoint(traps: Path) -> No
     written = int(result.output.split()[0])
     left = int(re.search(r"\n(\d+) not judged: the run stopped first", result.output).group(1))
     assert written + left == len(EXPECTED)
-    assert "\n8 llm_failed (asked again next run)" in result.output  # the 8 workers' logbooks
+    # the logbooks in flight at the deadline (one request each: up to the 8 workers, fewer
+    # on a loaded machine) are written llm_failed
+    sent = int(re.search(r"(\d+) HTTP request", result.output).group(1))
+    assert 1 <= sent <= 8
+    assert f"\n{sent} llm_failed (asked again next run)" in result.output

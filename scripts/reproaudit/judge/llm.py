@@ -7,7 +7,9 @@ For each logbook, in order:
    asked at all;
 2. a screening request (``screen.v1.system.md``) shows the endpoint only the
    untrusted text and asks whether it holds instructions to the judge; ``true``
-   has the same effect as the local detector;
+   has the same effect as the local detector once the same endpoint answers a
+   known-clean text (``canary.py``) ``false``; a screen that flags the canary is
+   an endpoint fault: the logbook is ``llm_failed`` (asked again) and the run stops;
 3. ``samples`` judging requests; each reply is validated locally and votes per
    claim; the majority is over the samples that answered, and fewer answers
    than a quorum (more than half of the samples asked) is ``llm_failed``.
@@ -30,6 +32,7 @@ import json
 import os
 import re
 import secrets
+import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -41,8 +44,10 @@ import jinja2
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .. import layout
+from ..boundedjson import JsonError, loads
 from ..errors import UsageError
 from ..models import VERDICTS, Claim, ClaimVerdict, Usage, VerdictValue, Votes
+from .canary import Canary, canary_texts
 from .cases import RulesJudge, claim_facts, judge_config, rules_proposals
 from .endpoint import Answer, Endpoint
 from .finalize import ClaimFacts, finalize
@@ -59,6 +64,7 @@ BUDGET_WRITEUP = 16_000
 BUDGET_LOG_TAIL = 4_000
 BUDGET_SCREEN = 40_000
 PARSE_ATTEMPTS = 3  # requests per sample when replies do not parse
+MAX_REPLY_CHARS = 256 * 1024  # a judging or screening reply's content
 
 
 @dataclass(frozen=True)
@@ -132,8 +138,8 @@ def _json_body(text: str | None) -> Any:
     if fenced:
         body = fenced.group(1)
     try:
-        return json.loads(body)
-    except ValueError as exc:
+        return loads(body, max_chars=MAX_REPLY_CHARS)
+    except JsonError as exc:  # not JSON, or nested or long enough to hurt the parser
         raise ReplyError(f"reply is not JSON: {str(exc)[:200]}") from None
 
 
@@ -389,14 +395,16 @@ class LlmJudge:
         )
         self.settings = settings
         self.samples = samples
+        self.canary = Canary()
 
     def config(self) -> dict[str, Any]:
         return judge_config("llm", self.settings.model, PROMPT_VERSION, self.samples)
 
     @property
     def down(self) -> str | None:
-        """Why the endpoint is considered down for the rest of the run (circuit breaker)."""
-        return self.endpoint.down
+        """Why the endpoint is of no use for the rest of the run: its circuit breaker is
+        open, or its screen flagged the known-clean canary (``canary.py``)."""
+        return self.endpoint.down or self.canary.fault
 
     def judge_case(self, case: Case, halt: Halt) -> CaseResult:
         proposals = rules_proposals(case)
@@ -417,8 +425,16 @@ class LlmJudge:
             failure = answer.error or "the screening reply did not validate"
             return self._failed(case, proposals, facts, finals, failure, usage)
         if screen[0]:
-            note = f"screening request: {screen[1] or 'instructions found'}"
-            return self._ignored(case, proposals, facts, note, usage, None)
+            honest, cost = self.canary.confirm(time.monotonic(), lambda: self._ask_canary(halt))
+            usage = _add(usage, cost) if cost is not None else usage
+            if honest:
+                note = f"screening request: {screen[1] or 'instructions found'}"
+                return self._ignored(case, proposals, facts, note, usage, None)
+            failure = self.canary.fault or (
+                "the screening request flagged this logbook, and the flag could not be "
+                f"checked against a known-clean text ({cost.error if cost else 'no answer'})"
+            )
+            return self._failed(case, proposals, facts, finals, failure, usage)
         claim_ids = [c.id for c in case.paper.claims]
         votes: dict[str, Counter[str]] = {c: Counter() for c in claim_ids}
         evidence: dict[str, dict[str, str]] = {c: {} for c in claim_ids}
@@ -516,6 +532,11 @@ class LlmJudge:
             except ReplyError as exc:
                 total = _sum_answers(total, Answer(None, 0, error=answer.error or str(exc)))
         return None, total
+
+    def _ask_canary(self, halt: Halt) -> tuple[bool | None, Answer]:
+        """Screen the known-clean canary: True if flagged, None without an answer."""
+        screen, answer = self._screen(canary_texts(), halt)
+        return (screen[0] if screen is not None else None), answer
 
     def _sample(
         self, prompt: Prompt, claim_ids: list[str], halt: Halt

@@ -8,7 +8,8 @@ judges the cases with a ``Judge`` (``RulesJudge``, or ``LlmJudge`` from
 ``llm.py``) and yields ``VerdictDoc`` documents as they are done, writing
 nothing. ``write_verdicts`` writes them atomically to
 ``verdicts/<paper>/<logbook>.yaml``; ``judge_repo`` chains the three under a lock
-that keeps two judges off one repository. LLM judging runs logbooks concurrently
+that keeps two judges off one repository (``lock_path``: in its git directory,
+whatever ``TMPDIR`` is). LLM judging runs logbooks concurrently
 in daemon workers; a ``Halt`` (deadline, Ctrl-C) stops queued work at once.
 Over 400 lines because the worker pool and the lock are part of the run's
 contract (what an interrupted run leaves behind) and are tested with it.
@@ -19,10 +20,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import gc
-import hashlib
 import os
 import queue
-import tempfile
+import subprocess
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -70,6 +70,9 @@ class JudgeSummary:
     suspected: list[str] = field(default_factory=list)  # suspected_injection
     skipped: list[str] = field(default_factory=list)  # not judged: the run stopped first
     stopped: str | None = None  # why the run stopped early (deadline, endpoint down)
+    throttled: int = 0  # 429 answers (throttling: fewer requests in flight, not an outage)
+    lowest_in_flight: int | None = None  # the fewest requests in flight it came down to
+    closed: bool = field(default=False, repr=False)  # abandoned work counts for nothing
 
     @property
     def complete(self) -> bool:
@@ -263,17 +266,49 @@ class JudgeBusy(ReproauditError):
     """Another judge holds the repository's lock for longer than this run may wait."""
 
 
+def lock_path(root: Path) -> Path:
+    """The file whose ``flock`` keeps two judges off one repository.
+
+    Inside the repository's git directory (``git rev-parse --git-common-dir``, so
+    every worktree of a clone shares it), else in ``<root>/.reproaudit/``: never in
+    the temporary directory, whose name depends on each process's ``TMPDIR``.
+    """
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_REDIRECTS}
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--path-format=absolute", "--git-common-dir"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        done = None
+    common = done.stdout.strip() if done is not None and done.returncode == 0 else ""
+    if common and Path(common).is_dir():
+        return Path(common) / "reproaudit-judge.lock"
+    return Path(root) / ".reproaudit" / "judge.lock"
+
+
+# the caller's environment must not point two judges of one repository at two git dirs
+_GIT_REDIRECTS = frozenset({"GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE"})
+
+
 @contextlib.contextmanager
-def repo_lock(root: Path, halt: Halt) -> Iterator[None]:
+def repo_lock(root: Path, halt: Halt, path: Path | None = None) -> Iterator[None]:
     """One judge per repository at a time; a second one waits, then finds the work done.
 
-    The lock is an ``flock`` on a file in the temporary directory named after the
-    repository's real path, so it leaves nothing in the repository and dies with
-    its process.
+    An ``flock`` on ``lock_path(root)``: it dies with its process, so a killed
+    judge never leaves the repository locked.
     """
-    key = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
-    path = Path(tempfile.gettempdir()) / f"reproaudit-judge-{key}.lock"
-    with open(path, "a+") as handle:
+    path = path or lock_path(root)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(path, "a+")  # noqa: SIM115 - closed below, after the unlock
+    except OSError as exc:
+        raise JudgeBusy(f"cannot open the judge's lock {path}: {exc.strerror or exc}") from None
+    with handle:
         while True:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -281,7 +316,7 @@ def repo_lock(root: Path, halt: Halt) -> Iterator[None]:
             except BlockingIOError:
                 if not halt.sleep(0.05):
                     raise JudgeBusy(
-                        f"another `reproaudit judge` is working on {root} ({halt.why})"
+                        f"another `reproaudit judge` is working on {root} (lock {path}; {halt.why})"
                     ) from None
         try:
             yield
@@ -329,8 +364,11 @@ def judge_corpus(
                     summary.skipped.append(item.rel)
                 else:
                     yield one(item.case)
-    if summary.skipped and summary.stopped is None:
+    if summary.stopped is None and (summary.skipped or summary.failed):
         summary.stopped = halt.why or getattr(judge, "down", None)
+    throttle = getattr(getattr(judge, "endpoint", None), "throttle", None)
+    if throttle is not None:
+        summary.throttled, summary.lowest_in_flight = throttle.count, throttle.lowest
 
 
 def write_verdicts(root: Path, docs: Iterable[VerdictDoc]) -> list[str]:
@@ -369,9 +407,10 @@ def judge_repo(
     if mode is not None and mode != judge.mode:
         raise ValueError(f"mode {mode!r} but a {judge.mode} judge was given")
     root = Path(root)
+    lock = lock_path(root)  # before the deadline's clock starts: it asks git
     halt = halt or Halt(deadline)
     summary = JudgeSummary()
-    with repo_lock(root, halt):
+    with repo_lock(root, halt, lock):
         docs = judge_corpus(
             Corpus(root),
             judge,
@@ -418,10 +457,13 @@ def _rel(case: Case) -> str:
 
 
 _lock = threading.Lock()
+ABANDON_GRACE = 2.0  # seconds after the deadline before work in flight is abandoned
 
 
 def _count(summary: JudgeSummary, rel: str, result: CaseResult, samples: int) -> None:
     with _lock:
+        if summary.closed:  # abandoned at the deadline: not written, already counted skipped
+            return
         summary.judged.append(rel)
         flags = {f for c in result.claims for f in c.flags}
         if "llm_failed" in flags:
@@ -454,76 +496,92 @@ def _run_workers(
     summary: JudgeSummary,
 ) -> Iterator[VerdictDoc]:
     """Judge cases on daemon threads, starting as soon as the first is read; yield each
-    document in the main thread as it is done.
+    document in the main thread as soon as it is done, so it is written before
+    anything else can fail (a paid answer is never paid twice).
 
     Daemon threads, a bounded queue and short waits in the main thread make
     Ctrl-C immediate: the main thread gets ``KeyboardInterrupt`` at once, cancels
-    the run (queued cases are skipped, back-offs wake up) and does not wait for a
-    request stuck on a hanging endpoint. Freezing what is loaded keeps the
+    the run (queued cases are skipped, back-offs wake up), hands over what is
+    already done, and does not wait for a request stuck on a hanging endpoint.
+    At the deadline, work still in flight ``ABANDON_GRACE`` seconds later is
+    abandoned (counted as not judged). Freezing what is loaded keeps the
     collector off the corpus.
     """
     todo: queue.Queue[Case | None] = queue.Queue(maxsize=workers * 2)
-    done: queue.Queue[VerdictDoc | BaseException | None] = queue.Queue()
+    done: queue.Queue[tuple[str, VerdictDoc | BaseException | None]] = queue.Queue()
+    waiting: set[str] = set()  # handed to the workers, no result yet (main thread only)
+    errors: list[BaseException] = []
 
     def work() -> None:
         while (case := todo.get()) is not None:
+            rel = _rel(case)
             try:
                 if halt.halted or getattr(judge, "down", None):
                     with _lock:
-                        summary.skipped.append(_rel(case))
-                    done.put(None)
+                        if not summary.closed:
+                            summary.skipped.append(rel)
+                    done.put((rel, None))
                 else:
-                    done.put(one(case))
+                    done.put((rel, one(case)))
             except BaseException as exc:  # handed to the main thread, which re-raises it
-                done.put(exc)
+                done.put((rel, exc))
 
-    def put(item: Case | None) -> None:
+    def collect(wait: float = 0.0) -> Iterator[VerdictDoc]:
+        """Yield every document done (after waiting up to ``wait`` s for the first)."""
+        while waiting:
+            try:
+                rel, result = done.get(timeout=wait) if wait else done.get_nowait()
+            except queue.Empty:
+                return
+            wait = 0.0
+            waiting.discard(rel)
+            if isinstance(result, BaseException):
+                errors.append(result)
+            elif result is not None:
+                yield result
+
+    def put(case: Case | None) -> Iterator[VerdictDoc]:
         while True:
             try:
-                todo.put(item, timeout=0.2)
+                todo.put(case, timeout=0.2)
                 return
             except queue.Full:
-                continue
-
-    def finished(result: VerdictDoc | BaseException | None) -> VerdictDoc | None:
-        if isinstance(result, BaseException):
-            raise result
-        return result
+                yield from collect()  # written while the workers are busy
 
     threads = [threading.Thread(target=work, daemon=True) for _ in range(workers)]
-    pending = 0
     try:
         with frozen_gc():
             for thread in threads:
                 thread.start()
             for n, item in enumerate(items, 1):
                 if item.case is not None:
-                    put(item.case)
-                    pending += 1
+                    waiting.add(_rel(item.case))
+                    yield from put(item.case)
                 else:
                     _note(summary, item)
-                while pending:  # hand over what is done without waiting
-                    try:
-                        result = done.get_nowait()
-                    except queue.Empty:
-                        break
-                    pending -= 1
-                    if (doc := finished(result)) is not None:
-                        yield doc
+                yield from collect()
+                if errors:
+                    raise errors[0]
                 if n % 500 == 0:
                     gc.freeze()
             for _ in threads:
-                put(None)
-            while pending:
-                try:
-                    result = done.get(timeout=0.2)
-                except queue.Empty:
-                    continue
-                pending -= 1
-                if (doc := finished(result)) is not None:
-                    yield doc
-    except BaseException:
+                yield from put(None)
+            halted_at = None
+            while waiting and not errors:
+                if halt.halted:
+                    halted_at = halted_at or time.monotonic()
+                    if time.monotonic() - halted_at > ABANDON_GRACE:
+                        with _lock:
+                            summary.skipped.extend(sorted(waiting))  # abandoned in flight
+                            summary.closed = True
+                        break
+                yield from collect(0.2)
+            if errors:
+                raise errors[0]
+    except BaseException as exc:
         halt.cancel("interrupted")
+        if not isinstance(exc, GeneratorExit):
+            yield from collect()  # what is done is written before the error goes up
         raise
     finally:
         time.sleep(0)  # let workers see the cancellation before the caller moves on
@@ -548,6 +606,11 @@ def describe_summary(summary: JudgeSummary, mode: str) -> str:
             if paths:
                 line += f"\n{len(paths)} {what}: {', '.join(sorted(paths)[:5])}"
                 line += " ..." if len(paths) > 5 else ""
+        if summary.throttled:
+            line += (
+                f"\nthrottled: {summary.throttled} answer(s) 429; at the lowest "
+                f"{summary.lowest_in_flight} request(s) in flight"
+            )
     elif summary.skipped:
         line += f"\n{len(summary.skipped)} not judged: the run stopped first"
     if summary.stopped:
