@@ -93,12 +93,12 @@ def test_judge_pr_judges_the_fetched_logbook_and_posts_one_comment(
 def test_an_approved_reproduce_dispatches_the_workflow(github_api, client) -> None:
     outcome = {"command": "reproduce", "allowed": True, "head_sha": HEAD}
     done = dispatch_run(client(), github_api.repo, "main", outcome, PR)
-    assert done == f"started reproduce.yml (reproduce) for PR {PR} at {HEAD[:12]}"
+    assert done == f"started reproduce.yml (reproduce) on local for PR {PR} at {HEAD[:12]}"
     assert github_api.dispatches == [
         {
             "workflow": "reproduce.yml",
             "ref": "main",
-            "inputs": {"pr": str(PR), "head_sha": HEAD, "action": "reproduce"},
+            "inputs": {"pr": str(PR), "head_sha": HEAD, "action": "reproduce", "backend": "local"},
         }
     ]
     refused = {"command": "reproduce", "allowed": False}

@@ -41,6 +41,7 @@ from .text import code, plain
 Who = Literal["anyone", "write", "author"]
 _MARKDOWN = MarkdownIt("commonmark")
 FULL_SHA = re.compile(r"[0-9a-f]{40}")
+BACKENDS = ("local", "hf-jobs")  # where /reproduce may run (reproduce.yml's backend input)
 URL = re.compile(r"https?://[^\s<>\"')]+")
 
 
@@ -69,6 +70,7 @@ class Outcome:
     record: dict[str, Any] | None = None
     head_sha: str | None = None
     logbooks: list[str] = field(default_factory=list)
+    backend: str | None = None  # /reproduce's: None = the repository's default
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -272,10 +274,14 @@ def _help(ctx: Context, words: list[str], rest: str) -> Outcome:
 @handler(
     "reproduce",
     "write",
-    "/reproduce [40-HEX-SHA]",
-    "re-run this pull request's logbooks on CI hardware, at the head you reviewed",
+    "/reproduce [local|hf-jobs] [40-HEX-SHA]",
+    "re-run this pull request's logbooks on CI hardware (a GPU runner, or Hugging Face Jobs "
+    "with `hf-jobs`), at the head you reviewed",
 )
 def _reproduce(ctx: Context, words: list[str], rest: str) -> Outcome:
+    backend, words = reproduce_backend(words)
+    if isinstance(backend, Outcome):
+        return backend
     books = ctx.logbooks()
     if not books:
         return refuse(
@@ -312,15 +318,43 @@ def _reproduce(ctx: Context, words: list[str], rest: str) -> Outcome:
             f"`/reproduce {head}`.",
         )
     names = [f"{p}/{lb}" for p, lb in books]
+    where = f" on `{backend}`" if backend else ""
     return Outcome(
         "reproduce",
         True,
         "approved",
         f"Re-run approved for {', '.join(f'`{n}`' for n in names)} at commit "
-        f"`{head}`. Results will be posted here; a push to the branch cancels "
+        f"`{head}`{where}. Results will be posted here; a push to the branch cancels "
         "this approval.",
         head_sha=head,
         logbooks=names,
+        backend=backend,
+    )
+
+
+def reproduce_backend(words: list[str]) -> tuple[str | Outcome | None, list[str]]:
+    """(the backend ``/reproduce`` names, or None for the default; the other words).
+
+    A first word that is neither a backend nor hex is a misspelt backend: refused
+    with a did-you-mean rather than read as a SHA.
+    """
+    if not words:
+        return None, words
+    first = words[0].lower()
+    if first in BACKENDS:
+        return first, words[1:]
+    if re.fullmatch(r"[0-9a-f]+", first):
+        return None, words
+    return (
+        refuse(
+            "reproduce",
+            "usage",
+            _near([first], BACKENDS)
+            + f"{code(words[0])} is not a backend: type `/reproduce` (the repository's default), "
+            "`/reproduce local` (a self-hosted GPU runner) or `/reproduce hf-jobs` "
+            "(Hugging Face Jobs), optionally followed by the full 40-hex head SHA.",
+        ),
+        words,
     )
 
 
@@ -630,10 +664,19 @@ def carry_out(outcome: Outcome, event: Event, github: GitHub, repo_dir: Path) ->
         append_review(repo_dir, outcome.record)
 
 
-def handle_comment(payload: Path, repo_dir: Path, *, dry_run: bool = False) -> Outcome:
+def handle_comment(
+    payload: Path,
+    repo_dir: Path,
+    *,
+    dry_run: bool = False,
+    offline: bool = False,
+    base: str | None = None,
+) -> Outcome:
     """``ci command``: read the event file, decide, and (unless ``dry_run``) reply and record.
 
-    With ``dry_run`` the GitHub client sends nothing but GETs.
+    With ``dry_run`` the GitHub client sends nothing but GETs. With ``offline`` there is
+    no client at all: ``offline.LocalGitHub`` answers from the payload and the local clone
+    ``repo_dir`` (base branch ``base``), and nothing is sent or written.
     """
     from .events import read_json
 
@@ -642,6 +685,10 @@ def handle_comment(payload: Path, repo_dir: Path, *, dry_run: bool = False) -> O
         parse_event(data)
     except ArtifactError as exc:
         raise exc.at(payload) from None
+    if offline:
+        from .offline import LocalGitHub
+
+        return dispatch(data, LocalGitHub(data, repo_dir, base), repo_dir, dry_run=True)  # type: ignore[arg-type]
     github = GitHub.from_env(read_only=dry_run)
     outcome = dispatch(data, github, repo_dir, dry_run=dry_run)
     if not dry_run and outcome.command is not None:

@@ -30,6 +30,7 @@ from ..problems import Problem
 from ..repo import Corpus
 from ..validate import git_changed, validate_repo
 from . import sticky
+from .autorerun import RerunPlan, plan_books, render_plans
 from .changes import BlobReader, Change, ensure_commits, tree_changes
 from .ownership import Author, Ruling, author_from_api, contributor_of, rule_pr
 from .text import code, plain
@@ -223,6 +224,7 @@ class Report:
     rerun: LocalRerun | None = None
     rerun_expected: bool = True  # False when the logbook has nothing CI could re-run
     notes: tuple[str, ...] = ()  # the report's own findings (base-branch code), shown as info
+    reruns: tuple[RerunPlan, ...] = ()  # how CI re-runs each logbook (base-branch code, git)
 
     @property
     def status(self) -> str:
@@ -248,6 +250,7 @@ def build_report(
     rerun_expected: bool = True,
     extra: list[Problem] | None = None,
     notes: list[str] | None = None,
+    reruns: list[RerunPlan] | None = None,
 ) -> Report:
     """Compute a report from an artifact (and, for ``check``, a local re-run).
 
@@ -279,13 +282,14 @@ def build_report(
         rerun=rerun,
         rerun_expected=rerun_expected,
         notes=tuple(notes or ()),
+        reruns=tuple(reruns or ()),
     )
 
 
 PENDING = "pending"
 PENDING_NOTE = (
-    "*pending*: judged on the numbers the logbook reports{local}; CI re-runs the logbook "
-    "after a maintainer's `/reproduce`, and its numbers decide."
+    "*pending*: judged on the numbers the logbook reports{local}; CI's re-run decides "
+    "(cpu logbooks are re-run by themselves, others after a maintainer's `/reproduce`)."
 )
 
 
@@ -308,9 +312,24 @@ def outcome_sentence(report: Report, code_of=lambda s: f"`{s}`") -> str:
             "fix the command, then check again."
         )
     count = len(report.verdicts)
+    empty = sum(1 for v in report.verdicts for c in v.claims if "not_addressed" in c.flags)
+    addressed = (
+        "every claim addressed"
+        if not empty
+        else f"{empty} claim{'s' if empty != 1 else ''} still empty"
+    )
+    if report.reruns:
+        auto = sum(p.kind == "auto" for p in report.reruns)
+        waiting = sum(p.kind == "reproduce" for p in report.reruns)
+        then = f" {auto} re-run automatically" if auto else ""
+        if waiting:
+            then += f"{',' if auto else ''} {waiting} awaiting {code_of('/reproduce')}"
+        then = f" Re-runs:{then}." if then else ""
+    else:
+        then = f" A maintainer can ask for a re-run with {code_of('/reproduce')}."
     return (
-        f"Valid: {count} logbook{'s' if count != 1 else ''} checked {where}; the rules "
-        f"verdicts are below. A maintainer can ask for a re-run with {code_of('/reproduce')}."
+        f"Valid, {addressed}: {count} logbook{'s' if count != 1 else ''} checked {where}; "
+        f"the rules verdicts are below.{then}"
     )
 
 
@@ -381,6 +400,7 @@ def render_markdown(report: Report) -> str:
         passed = report.rerun is not None and report.rerun.status == "passed"
         local = " and a local re-run" if passed else ""
         lines += ["", PENDING_NOTE.format(local=local)]
+    lines += render_plans(list(report.reruns))
     if report.rerun is not None:
         lines += ["", rerun_line(report.rerun)]
         if report.rerun.status != "passed":
@@ -450,7 +470,6 @@ def publish_report(
     github: Any,
     repo: str,
     repo_dir: Path | None = None,
-    team: str | None = None,
 ) -> dict[str, Any]:
     """Post or update the sticky comment and create the check run (base-branch code).
 
@@ -458,7 +477,7 @@ def publish_report(
     from the base and head trees (``repo_dir``, a git checkout) or else from the files
     API when it lists them all, and the author's permission.
     """
-    ruling = check_pr_changes(artifact, github=github, repo=repo, repo_dir=repo_dir, team=team)
+    ruling = check_pr_changes(artifact, github=github, repo=repo, repo_dir=repo_dir)
     # the rule is decided here, from trusted facts; the artifact's view of it is dropped
     artifact = artifact.model_copy(
         update={
@@ -467,7 +486,11 @@ def publish_report(
         }
     )
     report = build_report(
-        artifact, outside=ruling.outside, extra=ruling.problems, notes=ruling.notes
+        artifact,
+        outside=ruling.outside,
+        extra=ruling.problems,
+        notes=ruling.notes,
+        reruns=rerun_plans(artifact, github=github, repo=repo, repo_dir=repo_dir),
     )
     body = render_markdown(report)
     ok = report.ok
@@ -487,6 +510,24 @@ def publish_report(
     return {"ok": ok, "updated": updated, "comment": body}
 
 
+def rerun_plans(
+    artifact: Artifact, *, github: Any, repo: str, repo_dir: Path | None
+) -> list[RerunPlan]:
+    """How CI re-runs each logbook the PR changes, read at the head (git, else the API)."""
+    books = {d.key for f in artifact.files if (d := layout.classify(f)) and d.kind == "logbook"}
+    if not books:
+        return []
+    if repo_dir is not None:
+        with BlobReader(repo_dir) as reader:
+
+            def read(rel: str) -> str | None:
+                data = reader.read(artifact.head_sha, rel)
+                return None if data is None else data.decode("utf-8", "replace")
+
+            return plan_books(books, read)
+    return plan_books(books, lambda rel: github.file_text(repo, rel, artifact.head_sha))
+
+
 # --- who may change what (the ownership rule, from trusted facts) -------------------------
 
 
@@ -500,7 +541,7 @@ def git_owner_at(reader: BlobReader, base: str, head: str) -> Any:
 
 
 def check_pr_changes(
-    artifact: Artifact, *, github: Any, repo: str, repo_dir: Path | None, team: str | None
+    artifact: Artifact, *, github: Any, repo: str, repo_dir: Path | None
 ) -> Ruling:
     """The ownership rule for the artifact's PR and head, from the API and git (trusted)."""
     pull = github.pull(repo, artifact.pr)
@@ -510,7 +551,6 @@ def check_pr_changes(
         repo,
         str(pull["user"]["login"]),
         str(pull.get("author_association") or "NONE"),
-        team,
     )
     if repo_dir is not None:
         ensure_commits(repo_dir, [base, head])

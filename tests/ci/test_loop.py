@@ -1,0 +1,291 @@
+"""The loop on GitHub, replayed job by job against local stand-ins.
+
+A local HTTP server plays GitHub's REST API (``fake_github.py``), a local bare
+repository plays the audit repository, payloads are in GitHub's documented
+shapes, and each workflow step is the same ``reproaudit ci ...`` command line the
+workflow runs. A ``cpu`` logbook is re-run (real bwrap) and stored with no
+maintainer command; a GPU one waits for ``/reproduce``; the bot's push starts the
+site workflow on the default branch.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from reproaudit.ci import sticky
+from reproaudit.ci.autorerun import plan_books, plan_from_text
+from reproaudit.ci.report import build_report, load_artifact, render_markdown, rerun_plans
+from reproaudit.cli import cli
+from tests.ci import payloads
+from tests.ci.conftest import HEAD, PR, ROOT
+from tests.conftest import needs_bwrap
+from tests.gitutil import git
+
+PAPER = "Kp4rT9vQ2x"
+CPU = f"logbooks/{PAPER}/zed-paging-1"
+GPU = f"logbooks/{PAPER}/yara-paging-1"
+RUN_PY = """\
+import json, os, sys
+os.makedirs("results", exist_ok=True)
+with open("results/metrics.json", "w") as f:
+    json.dump({"C2": {"competitive_ratio": 1.0}}, f)
+print("token seen:", [k for k in os.environ if "TOKEN" in k])
+"""
+
+
+def logbook_text(logbook_id: str, hardware: str, contributor: str = "zed") -> str:
+    return f"""\
+logbook:
+  id: {logbook_id}
+  paper: {PAPER}
+  claims_version: 1
+  contributor: {{github: {contributor}}}
+code: {{path: {logbook_id}/}}
+reproduce:
+  command: python run.py
+  image: python:3.12-slim
+  hardware: {hardware}
+  timeout: 5m
+  outputs: results/metrics.json
+results:
+  - claim: C2
+    setup: full
+    measurements:
+      - {{metric: competitive_ratio, value: 1.0, unit: dimensionless,
+         source: "outputs:/C2/competitive_ratio"}}
+"""
+
+
+def run(*args: str, env: dict[str, str | None] | None = None) -> str:
+    result = CliRunner(env=env).invoke(cli, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.fixture
+def origin(base_repo: Path, tmp_path: Path) -> Path:
+    """The audit repository on 'GitHub': a bare repository whose default branch is main."""
+    git(base_repo, "init", "-q", "-b", "main")
+    git(base_repo, "add", "-A")
+    git(base_repo, "commit", "-qm", "base")
+    bare = tmp_path / "origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(base_repo), str(bare))
+    return bare
+
+
+def checkout(origin: Path, where: Path) -> Path:
+    """A job's ``actions/checkout`` of the default branch."""
+    git(where.parent, "clone", "-q", str(origin), str(where))
+    return where
+
+
+def on_main(origin: Path, rel: str) -> str | None:
+    done = subprocess.run(
+        ["git", "-C", str(origin), "show", f"main:{rel}"], capture_output=True, text=True
+    )
+    return done.stdout if done.returncode == 0 else None
+
+
+def open_pr(github_api, files: dict[str, str]) -> None:
+    """PR 7 at HEAD adds ``files``; the contents API serves them at HEAD."""
+    github_api.pulls[PR] = payloads.pull(PR, author="zed", changed_files=len(files))
+    github_api.files[PR] = sorted(files)
+    for rel, text in files.items():
+        github_api.contents[(rel, HEAD)] = text
+
+
+def pr_files(*books: tuple[str, str]) -> dict[str, str]:
+    files = {}
+    for rel, hardware in books:
+        name = rel.rsplit("/", 1)[1]
+        files[f"{rel}.yaml"] = logbook_text(name, hardware)
+        files[f"{rel}/run.py"] = RUN_PY
+    return files
+
+
+def event_file(tmp_path: Path) -> Path:
+    path = tmp_path / "workflow_run.json"
+    path.write_text(json.dumps(payloads.workflow_run_event(head=HEAD, number=PR)))
+    return path
+
+
+def test_the_plan_says_what_runs_by_itself_and_why() -> None:
+    cpu = plan_from_text(PAPER, "zed-paging-1", logbook_text("zed-paging-1", "cpu"))
+    gpu = plan_from_text(PAPER, "yara-paging-1", logbook_text("yara-paging-1", "a10g-small"))
+    bare = plan_from_text(PAPER, "x-1", "logbook: {id: x-1}\n")
+    gone = plan_from_text(PAPER, "x-2", None)
+    assert (cpu.kind, gpu.kind, bare.kind, gone.kind) == ("auto", "reproduce", "invalid", "none")
+    assert gpu.why == (
+        "hardware `a10g-small` needs a GPU: it waits for a maintainer's `/reproduce` "
+        "(a self-hosted GPU runner) or `/reproduce hf-jobs` (Hugging Face Jobs)"
+    )
+    assert "re-run automatically in a sandbox on a GitHub-hosted runner" in cpu.why
+
+
+@needs_bwrap
+def test_a_cpu_logbook_is_rerun_and_stored_with_no_maintainer_command(
+    github_api, origin: Path, tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("GITHUB_API_URL", github_api.url)
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs_read_only_job_token")
+    open_pr(github_api, pr_files((CPU, "cpu"), (GPU, "a10g-small")))
+    event = event_file(tmp_path)
+    out = tmp_path / "artifact"
+    repo = github_api.repo
+
+    # rerun.yml, job "rerun": fetch with the token, then run without it
+    job = checkout(origin, tmp_path / "rerun-job")
+    fetched = run(
+        "ci", "reproduce-pr", "--stage", "fetch", "--auto", "--event", str(event),
+        "--repo-name", repo, "--out", str(out), "--repo", str(job),
+    )  # fmt: skip
+    assert fetched.strip() == f"2 logbook(s) fetched at {HEAD[:12]}"
+    ran = run(
+        "ci", "reproduce-pr", "--stage", "run", "--auto", "--event", str(event),
+        "--repo-name", repo, "--backend", "local", "--sandbox", "bwrap",
+        "--out", str(out), "--repo", str(job),
+        env={"GITHUB_TOKEN": None, "GITHUB_API_URL": "http://127.0.0.1:9"},
+    )  # fmt: skip
+    lines = ran.splitlines()
+    assert lines[0].startswith(
+        f"{PAPER}/yara-paging-1: not re-run here: hardware a10g-small needs a GPU"
+    )
+    assert lines[1].startswith(f"{PAPER}/zed-paging-1: passed in ")
+    assert lines[-1] == "1 logbook(s) re-run, 0 not passed"
+    assert sorted(p.name for p in (out / PAPER).iterdir()) == ["zed-paging-1"]
+    run_json = json.loads((out / PAPER / "zed-paging-1" / "run.json").read_text())
+    assert "token seen: []" in run_json["log_tail"]
+
+    # job "store": check the records, post what was stored, push, start the site
+    site_saw: list[str | None] = []
+
+    def watch(method: str, path: str) -> None:
+        if path.endswith("/actions/workflows/site.yml/dispatches"):
+            site_saw.append(on_main(origin, "reruns/Kp4rT9vQ2x/zed-paging-1/run.json"))
+
+    github_api.after.append(watch)
+    store_job = checkout(origin, tmp_path / "store-job")
+    checked = tmp_path / "checked"
+    stored = run(
+        "ci", "store-reruns", "--artifact", str(out), "--repo-name", repo,
+        "--event", str(event), "--repo", str(checked), "--post",
+    )  # fmt: skip
+    assert "stored reruns/Kp4rT9vQ2x/zed-paging-1" in stored
+    pushed = run(
+        "ci", "push", "reruns", "--from", str(checked / "reruns"), "--message", "store",
+        "--branch", "main", "--repo-name", repo, "--dispatch", "site.yml",
+        "--repo", str(store_job),
+    )  # fmt: skip
+    assert pushed.splitlines()[-1] == "started site.yml on main"
+    assert github_api.dispatches == [{"workflow": "site.yml", "ref": "main"}]
+    assert site_saw and site_saw[0] is not None  # the record was on main when the site started
+    assert json.loads(site_saw[0])["status"] == "passed"
+
+    # no maintainer command was needed; the bot comment says what was re-run
+    assert not any(d["workflow"] == "reproduce.yml" for d in github_api.dispatches)
+    (comment,) = github_api.comments[PR]
+    section = sticky.parse(comment["body"]).sections["reruns"]
+    assert section.status == {"sha": HEAD, "stored": [f"{PAPER}/zed-paging-1"], "refused": 0}
+    assert "- `` Kp4rT9vQ2x/zed-paging-1 ``: passed in " in section.body
+    assert "(local, sandbox bwrap); record stored under `` reruns/Kp4rT9vQ2x/zed-paging-1/ ``" in (
+        section.body
+    )
+    assert "- `` Kp4rT9vQ2x/yara-paging-1 ``: not re-run here" in section.body
+
+
+def test_the_report_says_which_logbooks_rerun_by_themselves_and_which_await_reproduce(
+    github_api, client
+) -> None:
+    open_pr(github_api, pr_files((CPU, "cpu"), (GPU, "a10g-small")))
+    artifact = load_artifact(
+        json.dumps(
+            {
+                "schema": "reproaudit-pr-result/1",
+                "pr": PR,
+                "head_sha": HEAD,
+                "files": sorted(github_api.files[PR]),
+                "outside": [],
+                "problems": [],
+                "verdicts": [],
+            }
+        ).encode(),
+        pr=PR,
+        head_sha=HEAD,
+    )
+    plans = rerun_plans(artifact, github=client(), repo=github_api.repo, repo_dir=None)
+    body = render_markdown(build_report(artifact, reruns=plans))
+    assert "Re-runs: 1 re-run automatically, 1 awaiting `/reproduce`." in body
+    assert (
+        "- `` Kp4rT9vQ2x/yara-paging-1 ``: awaits `/reproduce`: hardware `a10g-small` needs a GPU"
+        in body
+    )
+    assert "- `` Kp4rT9vQ2x/zed-paging-1 ``: re-run automatically: hardware `cpu`: re-run " in body
+
+
+@needs_bwrap
+def test_a_gpu_logbook_is_not_run_by_the_automatic_job(
+    github_api, origin: Path, tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("GITHUB_API_URL", github_api.url)
+    open_pr(github_api, pr_files((GPU, "a10g-small")))
+    event = event_file(tmp_path)
+    out = tmp_path / "artifact"
+    job = checkout(origin, tmp_path / "rerun-job")
+    common = ["--event", str(event), "--repo-name", github_api.repo, "--out", str(out)]
+    run("ci", "reproduce-pr", "--stage", "fetch", "--auto", *common, "--repo", str(job))
+    ran = run("ci", "reproduce-pr", "--stage", "run", "--auto", *common, "--repo", str(job))
+    assert ran.splitlines()[-1] == "0 logbook(s) re-run, 0 not passed"
+    assert not out.exists() or not any(out.iterdir())  # nothing to upload: store is skipped
+    assert github_api.dispatches == []
+
+
+def test_a_run_stage_refuses_a_fetch_for_another_head(
+    github_api, origin: Path, tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("GITHUB_API_URL", github_api.url)
+    open_pr(github_api, pr_files((CPU, "cpu")))
+    job = checkout(origin, tmp_path / "rerun-job")
+    out = tmp_path / "artifact"
+    event = event_file(tmp_path)
+    run(
+        "ci", "reproduce-pr", "--stage", "fetch", "--auto", "--event", str(event),
+        "--repo-name", github_api.repo, "--out", str(out), "--repo", str(job),
+    )  # fmt: skip
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(payloads.workflow_run_event(head="1" * 40, number=PR)))
+    result = CliRunner().invoke(
+        cli,
+        ["ci", "reproduce-pr", "--stage", "run", "--auto", "--event", str(other),
+         "--repo-name", github_api.repo, "--out", str(out), "--repo", str(job)],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "no fetched logbooks of pull request 7 at 111111111111 here" in result.output
+    assert not out.exists()
+
+
+def test_plan_books_reads_each_logbook_once_at_the_head() -> None:
+    asked: list[str] = []
+
+    def read(rel: str) -> str | None:
+        asked.append(rel)
+        return logbook_text("zed-paging-1", "cpu")
+
+    plans = plan_books([(PAPER, "zed-paging-1")], read)
+    assert [p.kind for p in plans] == ["auto"] and asked == [f"{CPU}.yaml"]
+
+
+def test_site_workflow_runs_on_the_default_branch_whatever_its_name() -> None:
+    site = yaml.safe_load((ROOT / ".github" / "workflows" / "site.yml").read_text())
+    triggers = site[True]
+    assert "workflow_dispatch" in triggers and triggers["push"] is None  # no branch written
+    assert site["jobs"]["verdicts"]["if"] == (
+        "github.ref_name == github.event.repository.default_branch"
+    )
+    assert not re.search(r"\bmain\b", (ROOT / ".github" / "workflows" / "site.yml").read_text())
