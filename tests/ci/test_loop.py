@@ -289,3 +289,37 @@ def test_site_workflow_runs_on_the_default_branch_whatever_its_name() -> None:
         "github.ref_name == github.event.repository.default_branch"
     )
     assert not re.search(r"\bmain\b", (ROOT / ".github" / "workflows" / "site.yml").read_text())
+
+
+def test_reproduce_names_its_backend_and_the_dispatch_carries_it(
+    github_api, comment_event, tmp_path: Path, base_repo: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("GITHUB_API_URL", github_api.url)
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs_commands_token")
+
+    def command(body: str, default_backend: str) -> dict:
+        payload = tmp_path / "comment.json"
+        payload.write_text(json.dumps(comment_event(body)))
+        outcome = tmp_path / "outcome.json"
+        outcome.write_text(
+            run("ci", "command", "--payload", str(payload), "--repo", str(base_repo))
+        )
+        run(
+            "ci", "dispatch", "--outcome", str(outcome), "--payload", str(payload),
+            "--ref", "main", "--default-backend", default_backend,
+        )  # fmt: skip
+        return json.loads(outcome.read_text())
+
+    said = command("/reproduce hf-jobs", "local")
+    assert (said["allowed"], said["backend"]) == (True, "hf-jobs")
+    assert "at commit" in said["reply"] and "on `hf-jobs`" in said["reply"]
+    assert command("/reproduce", "hf-jobs")["backend"] is None  # the repository's default
+    assert command(f"/reproduce local {HEAD}", "hf-jobs")["backend"] == "local"
+    backends = [d["inputs"]["backend"] for d in github_api.dispatches]
+    assert backends == ["hf-jobs", "hf-jobs", "local"]
+    assert {d["inputs"]["head_sha"] for d in github_api.dispatches} == {HEAD}
+
+    typo = command("/reproduce hf-job", "local")
+    assert (typo["allowed"], typo["reason"]) == (False, "usage")
+    assert typo["reply"].startswith("Did you mean `hf-jobs`? `` hf-job `` is not a backend")
+    assert len(github_api.dispatches) == 3  # a refusal starts nothing
