@@ -21,8 +21,9 @@ from typing import Any
 
 from . import layout
 from . import problems as P
+from .ci.autorerun import plan_for
 from .ci.report import SCHEMA, Artifact, LocalRerun, Report, artifact_verdict, build_report
-from .hints import logbook_hints, rerun_hints
+from .hints import empty_claims, logbook_hints, rerun_hints
 from .judge.run import judge_in_memory
 from .loader import field_path
 from .logbook_arg import resolve_logbook
@@ -111,6 +112,7 @@ def check_logbook(
     verdicts = []
     record = None
     runnable = False
+    book = None
     if report.ok:
         corpus = Corpus(repo)
         book = corpus.logbook(paper_id, logbook_id)
@@ -170,6 +172,17 @@ def check_logbook(
         local = LocalRerun(
             record.status, record.exit_code, record.duration_s, record.log_tail, record.sandbox
         )
+    plans = [plan_for(paper_id, logbook_id, book)] if report.ok and book is not None else []
+    paper = Corpus(repo).paper(paper_id) if book is not None else None
+    empty = len(empty_claims(paper, book)) if paper is not None and book is not None else None
     return CheckResult(
-        build_report(artifact, committed=committed, rerun=local, rerun_expected=runnable), record
+        build_report(
+            artifact,
+            committed=committed,
+            rerun=local,
+            rerun_expected=runnable,
+            reruns=plans,
+            empty=empty,
+        ),
+        record,
     )

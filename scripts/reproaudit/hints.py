@@ -156,3 +156,17 @@ def rerun_hints(
             )
         )
     return out
+
+
+def empty_claims(paper: PaperFile, book: Logbook) -> list[str]:
+    """The paper's claims the logbook leaves empty: no result, or one with nothing in it.
+
+    A scaffold (``reproaudit new logbook``) has an entry per claim with no measurement,
+    sweep, falsification, discrepancy or note: valid, and saying nothing yet.
+    """
+    filled = {
+        r.claim
+        for r in book.results
+        if r.measurements or r.sweep or r.falsification or r.discrepancies or r.notes
+    }
+    return [c.id for c in paper.claims if c.id not in filled]

@@ -30,11 +30,12 @@ _VERDICT_COLOUR = {
 WIDTH = 100
 NO_RERUN = (
     "They rest on the numbers the logbook reports (flag not_rerun) until CI re-runs it "
-    "after a maintainer's /reproduce."
+    "(cpu logbooks by themselves once the pull request validates, others after a "
+    "maintainer's /reproduce)."
 )
 LOCAL_RERUN = (
-    "judged on the numbers of a local re-run; CI re-runs the logbook after a maintainer's "
-    "/reproduce, and its numbers decide."
+    "judged on the numbers of a local re-run; CI re-runs the logbook (cpu by itself, others "
+    "after a maintainer's /reproduce), and its numbers decide."
 )
 
 

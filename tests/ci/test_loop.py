@@ -221,7 +221,7 @@ def test_the_report_says_which_logbooks_rerun_by_themselves_and_which_await_repr
     )
     plans = rerun_plans(artifact, github=client(), repo=github_api.repo, repo_dir=None)
     body = render_markdown(build_report(artifact, reruns=plans))
-    assert "Re-runs: 1 re-run automatically, 1 awaiting `/reproduce`." in body
+    assert "In CI: 1 re-run automatically, 1 awaiting `/reproduce`." in body
     assert (
         "- `` Kp4rT9vQ2x/yara-paging-1 ``: awaits `/reproduce`: hardware `a10g-small` needs a GPU"
         in body

@@ -25,7 +25,8 @@ from .. import problems as P
 from ..errors import ArtifactError, ReproauditError
 from ..escaping import clip
 from ..judge.run import judge_in_memory
-from ..models import FLAGS, VERDICTS, VerdictFile
+from ..loader import parse_yaml, to_model
+from ..models import FLAGS, VERDICTS, Logbook, VerdictFile
 from ..problems import Problem
 from ..repo import Corpus
 from ..validate import git_changed, validate_repo
@@ -225,6 +226,7 @@ class Report:
     rerun_expected: bool = True  # False when the logbook has nothing CI could re-run
     notes: tuple[str, ...] = ()  # the report's own findings (base-branch code), shown as info
     reruns: tuple[RerunPlan, ...] = ()  # how CI re-runs each logbook (base-branch code, git)
+    empty: int | None = None  # claims left empty (None: count the verdicts' not_addressed)
 
     @property
     def status(self) -> str:
@@ -251,6 +253,7 @@ def build_report(
     extra: list[Problem] | None = None,
     notes: list[str] | None = None,
     reruns: list[RerunPlan] | None = None,
+    empty: int | None = None,
 ) -> Report:
     """Compute a report from an artifact (and, for ``check``, a local re-run).
 
@@ -283,6 +286,7 @@ def build_report(
         rerun_expected=rerun_expected,
         notes=tuple(notes or ()),
         reruns=tuple(reruns or ()),
+        empty=empty,
     )
 
 
@@ -312,7 +316,9 @@ def outcome_sentence(report: Report, code_of=lambda s: f"`{s}`") -> str:
             "fix the command, then check again."
         )
     count = len(report.verdicts)
-    empty = sum(1 for v in report.verdicts for c in v.claims if "not_addressed" in c.flags)
+    empty = report.empty
+    if empty is None:
+        empty = sum(1 for v in report.verdicts for c in v.claims if "not_addressed" in c.flags)
     addressed = (
         "every claim addressed"
         if not empty
@@ -324,7 +330,7 @@ def outcome_sentence(report: Report, code_of=lambda s: f"`{s}`") -> str:
         then = f" {auto} re-run automatically" if auto else ""
         if waiting:
             then += f"{',' if auto else ''} {waiting} awaiting {code_of('/reproduce')}"
-        then = f" Re-runs:{then}." if then else ""
+        then = f" In CI:{then}." if then else ""
     else:
         then = f" A maintainer can ask for a re-run with {code_of('/reproduce')}."
     return (
@@ -425,7 +431,8 @@ def rerun_line(rerun: LocalRerun) -> str:
     where = f"exit code {rerun.exit_code}" if rerun.exit_code is not None else "no exit code"
     line = (
         f"Local re-run: {rerun.status} in {rerun.duration_s:.1f} s ({where}); "
-        "CI re-runs it again after a maintainer's `/reproduce`."
+        "CI re-runs it again (cpu logbooks by themselves, others after a maintainer's "
+        "`/reproduce`)."
     )
     if rerun.sandbox == "none":
         line += (
@@ -485,12 +492,14 @@ def publish_report(
             "problems": [p for p in artifact.problems if p.code not in RULE_CODES],
         }
     )
+    texts = pr_logbook_texts(artifact, github=github, repo=repo, repo_dir=repo_dir)
     report = build_report(
         artifact,
         outside=ruling.outside,
         extra=ruling.problems,
         notes=ruling.notes,
-        reruns=rerun_plans(artifact, github=github, repo=repo, repo_dir=repo_dir),
+        reruns=plan_books(texts, lambda rel: texts[_book_key(rel)]),
+        empty=count_empty(texts, repo_dir),
     )
     body = render_markdown(report)
     ok = report.ok
@@ -510,22 +519,56 @@ def publish_report(
     return {"ok": ok, "updated": updated, "comment": body}
 
 
+def pr_logbook_texts(
+    artifact: Artifact, *, github: Any, repo: str, repo_dir: Path | None
+) -> dict[tuple[str, str], str | None]:
+    """The text of each logbook the PR changes, at its head (git, else the contents API)."""
+    books = {d.key for f in artifact.files if (d := layout.classify(f)) and d.kind == "logbook"}
+    if not books:
+        return {}
+    rels = {key: f"logbooks/{key[0]}/{key[1]}.yaml" for key in sorted(books)}
+    if repo_dir is None:
+        return {key: github.file_text(repo, rel, artifact.head_sha) for key, rel in rels.items()}
+    texts: dict[tuple[str, str], str | None] = {}
+    with BlobReader(repo_dir) as reader:
+        for key, rel in rels.items():
+            data = reader.read(artifact.head_sha, rel)
+            texts[key] = None if data is None else data.decode("utf-8", "replace")
+    return texts
+
+
 def rerun_plans(
     artifact: Artifact, *, github: Any, repo: str, repo_dir: Path | None
 ) -> list[RerunPlan]:
     """How CI re-runs each logbook the PR changes, read at the head (git, else the API)."""
-    books = {d.key for f in artifact.files if (d := layout.classify(f)) and d.kind == "logbook"}
-    if not books:
-        return []
-    if repo_dir is not None:
-        with BlobReader(repo_dir) as reader:
+    texts = pr_logbook_texts(artifact, github=github, repo=repo, repo_dir=repo_dir)
+    return plan_books(texts, lambda rel: texts[_book_key(rel)])
 
-            def read(rel: str) -> str | None:
-                data = reader.read(artifact.head_sha, rel)
-                return None if data is None else data.decode("utf-8", "replace")
 
-            return plan_books(books, read)
-    return plan_books(books, lambda rel: github.file_text(repo, rel, artifact.head_sha))
+def _book_key(rel: str) -> tuple[str, str]:
+    """(paper, logbook) of ``logbooks/<paper>/<logbook>.yaml``."""
+    paper, name = rel.removeprefix("logbooks/").split("/")
+    return paper, name.removesuffix(".yaml")
+
+
+def count_empty(texts: dict[tuple[str, str], str | None], repo_dir: Path | None) -> int | None:
+    """Claims the PR's logbooks leave empty, against the papers on the base branch."""
+    if repo_dir is None:
+        return None
+    from ..hints import empty_claims
+
+    corpus, total = Corpus(repo_dir), 0
+    for (paper_id, logbook_id), text in texts.items():
+        if text is None:
+            continue
+        paper = corpus.paper(paper_id)
+        try:
+            book = to_model(parse_yaml(text, f"logbooks/{paper_id}/{logbook_id}.yaml"), Logbook)
+        except ReproauditError:
+            continue
+        if paper is not None:
+            total += len(empty_claims(paper, book))
+    return total
 
 
 # --- who may change what (the ownership rule, from trusted facts) -------------------------
