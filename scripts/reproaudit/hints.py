@@ -87,8 +87,8 @@ def _sweep_hints(claim: Claim, sweep, rel: str, line: int | None, i: int) -> lis
     short = []
     if regime.to is not None and high < regime.to:
         short.append(f"stops at {_num(high)}, short of {_num(regime.to)}")
-    if regime.from_ is not None and low > regime.from_:
-        short.append(f"starts at {_num(low)}, above {_num(regime.from_)}")
+    if regime.from_ is not None and regime.from_ > 0 and low / regime.from_ > 10:
+        short.append(f"starts at {_num(low)}, more than a decade above {_num(regime.from_)}")
     if regime.to is None and (low <= 0 or high / low < 100):
         span = f"{math.log10(high / low):.1f}" if low > 0 else "an unknown number of"
         short.append(f"spans {span} decades where a claim for every value needs 2")

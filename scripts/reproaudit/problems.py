@@ -326,8 +326,8 @@ SWEEP_SHORT = _code(
     "warning",
     """
     A sweep does not cover the claim's regime: it stops short of `regime.to`,
-    starts above `regime.from`, or (for a claim made for every value, `to:
-    null`) spans less than two orders of magnitude. The judge then gives `toy`
+    starts more than a decade above `regime.from`, or (for a claim made for
+    every value, `to: null`) spans less than two orders of magnitude. The judge then gives `toy`
     at best (`short_horizon`). The message gives the sweep's number of points
     and range beside the regime; extend the sweep if you can.""",
 )

@@ -35,13 +35,13 @@ from ..models import CLAIM_ID_PATTERN, Logbook, PaperFile, Review, ReviewsFile
 from ..problems import Problem
 from ..repo import Corpus
 from .binding import HeadCheck, head_at_comment
+from .flow import BACKENDS
 from .github import WRITE_PERMISSIONS, GitHub
 from .text import code, plain
 
 Who = Literal["anyone", "write", "author"]
 _MARKDOWN = MarkdownIt("commonmark")
 FULL_SHA = re.compile(r"[0-9a-f]{40}")
-BACKENDS = ("local", "hf-jobs")  # where /reproduce may run (reproduce.yml's backend input)
 URL = re.compile(r"https?://[^\s<>\"')]+")
 
 

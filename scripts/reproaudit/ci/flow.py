@@ -92,6 +92,7 @@ def fetch_pr_logbooks(
     return written
 
 
+BACKENDS = ("local", "hf-jobs")  # where /reproduce may run (reproduce.yml's backend input)
 FETCHED = ".reproaudit/pr-logbooks.json"  # what the fetch step left for the re-run step
 
 
@@ -183,8 +184,6 @@ def dispatch_run(
     The backend is the one ``/reproduce`` named, else ``default_backend`` (the
     repository variable ``REPROAUDIT_REPRODUCE_BACKEND``).
     """
-    from .commands import BACKENDS
-
     backend = outcome.get("backend") or default_backend
     if backend not in BACKENDS:
         raise ReproauditError(
