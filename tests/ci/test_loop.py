@@ -323,3 +323,92 @@ def test_reproduce_names_its_backend_and_the_dispatch_carries_it(
     assert (typo["allowed"], typo["reason"]) == (False, "usage")
     assert typo["reply"].startswith("Did you mean `hf-jobs`? `` hf-job `` is not a backend")
     assert len(github_api.dispatches) == 3  # a refusal starts nothing
+
+
+def test_an_author_answer_committed_by_the_bot_reaches_the_site(
+    github_api, comment_event, origin: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """/author disagree -> the bot's commit -> site.yml dispatched -> the built site shows it
+    on the claim chip, the paper header, the badge and both feeds."""
+    monkeypatch.setenv("GITHUB_API_URL", github_api.url)
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs_commands_token")
+    carol = "logbooks/Kp4rT9vQ2x/carol-paging-1.yaml"
+    github_api.contents[(carol, HEAD)] = (ROOT / carol).read_text()
+    job = checkout(origin, tmp_path / "commands-job")
+    payload = tmp_path / "comment.json"
+    payload.write_text(
+        json.dumps(
+            comment_event(
+                "/author disagree C1 Line 9 runs once per phase; see Section 4.2.",
+                login="ivandermeer",
+                created_at="2027-01-15T08:30:00Z",
+            )
+        )
+    )
+    outcome = tmp_path / "outcome.json"
+    outcome.write_text(run("ci", "command", "--payload", str(payload), "--repo", str(job)))
+    assert json.loads(outcome.read_text())["allowed"] is True
+    pushed = run(
+        "ci", "push", "review", "--from", str(outcome), "--message", "record",
+        "--branch", "main", "--repo-name", github_api.repo, "--dispatch", "site.yml",
+        "--repo", str(job),
+    )  # fmt: skip
+    assert pushed.splitlines()[-1] == "started site.yml on main"
+    assert github_api.dispatches == [{"workflow": "site.yml", "ref": "main"}]
+    recorded = yaml.safe_load(on_main(origin, "verdicts/Kp4rT9vQ2x/reviews.yaml") or "")
+    assert recorded["reviews"][-1]["stance"] == "disagree"
+
+    # site.yml, dispatched on the default branch: its build job checks that branch out
+    site_job = checkout(origin, tmp_path / "site-job")
+    out = tmp_path / "_site"
+    run("build", "--repo", str(site_job), "--out", str(out), "--site-url", "https://x.org/a/")
+    paper = (out / "papers" / PAPER / "index.html").read_text()
+    assert "falsified, under review, disputed by the authors</a>" in paper  # the grid chip
+    header = paper[paper.index("outcome:") : paper.index("</p>", paper.index("outcome:"))]
+    assert "disputed by the authors" in header
+    assert '<time class="ra-date" datetime="2027-01-15T08:30:00+00:00">2027-01-15</time>' in header
+    logbook_page = (out / "papers" / PAPER / "carol-paging-1" / "index.html").read_text()
+    assert "falsified, under review, disputed by the authors</a>" in logbook_page
+    badge = (out / "badges" / f"{PAPER}.svg").read_text()
+    assert "disputed by the authors</title>" in badge
+    for feed in (out / "feed.xml", out / "papers" / PAPER / "feed.xml"):
+        text = feed.read_text()
+        assert "falsified, under review, disputed by the authors" in text, feed
+        assert "C1 disputed by the authors on 2027-01-15." in text, feed
+        assert "<updated>2027-01-15T08:30:00Z</updated>" in text, feed
+
+
+def test_each_logbook_page_links_the_pull_request_that_added_it(base_repo: Path) -> None:
+    from datetime import UTC, datetime
+
+    from reproaudit.changes import pull_numbers
+    from reproaudit.repo import Corpus
+    from reproaudit.site.context import logbook_context
+    from reproaudit.site.data import load_site_data
+
+    git(base_repo, "init", "-q", "-b", "main")
+    git(base_repo, "add", "-A")
+    git(base_repo, "commit", "-qm", "base")
+    git(base_repo, "checkout", "-qb", "patch-1")
+    (base_repo / f"{CPU}.yaml").write_text(logbook_text("zed-paging-1", "cpu"))
+    git(base_repo, "add", "-A")
+    git(base_repo, "commit", "-qm", "add zed's logbook")
+    git(base_repo, "checkout", "-q", "main")
+    git(base_repo, "merge", "-q", "--no-ff", "patch-1", "-m", "Merge pull request #12 from zed/p")
+    (base_repo / f"{GPU}.yaml").write_text(logbook_text("yara-paging-1", "t4-small", "yara"))
+    git(base_repo, "add", "-A")
+    git(base_repo, "commit", "-qm", "Add yara's logbook (#13)")
+    numbers = pull_numbers(base_repo)
+    assert numbers[f"{CPU}.yaml"] == 12 and numbers[f"{GPU}.yaml"] == 13
+    assert f"logbooks/{PAPER}/carol-paging-1.yaml" not in numbers  # a direct commit names none
+
+    data = load_site_data(
+        Corpus(base_repo), datetime.now(UTC), repo_url="https://github.com/org/audit"
+    )
+    zed = logbook_context(data, (PAPER, "zed-paging-1")).links
+    assert zed.pull_request == "https://github.com/org/audit/pull/12"
+    carol = logbook_context(data, (PAPER, "carol-paging-1")).links
+    assert carol.pull_request is None
+    assert carol.history == (
+        f"https://github.com/org/audit/commits/{data.commit}/logbooks/{PAPER}/carol-paging-1.yaml"
+    )
