@@ -412,3 +412,60 @@ def test_each_logbook_page_links_the_pull_request_that_added_it(base_repo: Path)
     assert carol.history == (
         f"https://github.com/org/audit/commits/{data.commit}/logbooks/{PAPER}/carol-paging-1.yaml"
     )
+
+
+def test_reproduce_hf_jobs_launches_the_job_on_the_hub_without_handing_it_a_token(
+    github_api, base_repo: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """reproduce.yml with backend hf-jobs: the run stage launches the GPU logbook on a local
+    stand-in of the Hub's jobs API; the job clones the approved commit and gets no token."""
+    import huggingface_hub.constants
+
+    from tests.test_reproduce import FakeHub
+
+    # the audit repository as the job clones it: $GITHUB_SERVER_URL/<owner>/<name>
+    server = tmp_path / "server"
+    source = server / github_api.repo
+    source.parent.mkdir(parents=True)
+    for rel, text in pr_files((GPU, "t4-small")).items():
+        (base_repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (base_repo / rel).write_text(text)
+    git(base_repo, "init", "-q", "-b", "main")
+    git(base_repo, "add", "-A")
+    git(base_repo, "commit", "-qm", "PR head")
+    git(tmp_path, "clone", "-q", str(base_repo), str(source))
+    sha = subprocess.run(
+        ["git", "-C", str(source), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    github_api.pulls[PR] = payloads.pull(PR, head=sha, author="yara")
+    files = pr_files((GPU, "t4-small"))
+    github_api.files[PR] = sorted(files)
+    for rel, text in files.items():
+        github_api.contents[(rel, sha)] = text
+
+    hub = FakeHub(tmp_path)
+    try:
+        monkeypatch.setattr(huggingface_hub.constants, "ENDPOINT", hub.endpoint)
+        monkeypatch.setenv("GITHUB_API_URL", github_api.url)
+        monkeypatch.setenv("GITHUB_TOKEN", "ghs_fetch_only")
+        job = checkout(source, tmp_path / "rerun-job")  # stands in for the default branch
+        out = tmp_path / "artifact"
+        common = ["--repo-name", github_api.repo, "--pr", str(PR), "--sha", sha, "--out", str(out)]
+        run("ci", "reproduce-pr", "--stage", "fetch", *common, "--repo", str(job))
+        ran = run(
+            "ci", "reproduce-pr", "--stage", "run", "--backend", "hf-jobs", *common,
+            "--repo", str(job),
+            env={"GITHUB_TOKEN": None, "HF_TOKEN": "hf_launch_only", "GITHUB_SERVER_URL": str(server)},
+        )  # fmt: skip
+    finally:
+        hub.close()
+    assert ran.splitlines()[-1] == "1 logbook(s) re-run, 0 not passed", ran
+    (spec,) = hub.specs
+    assert spec["flavor"] == "t4-small"
+    assert spec["environment"] == {} and "secrets" not in spec
+    assert "hf_launch_only" not in json.dumps(spec) and "ghs_" not in json.dumps(spec)
+    assert spec["command"][4:6] == [str(source), sha]  # the approved commit, cloned
+    # the launcher's token, and no other (never the GitHub one), is what reaches the Hub
+    assert set(hub.auth) - {None} == {"Bearer hf_launch_only"}
+    record = json.loads((out / PAPER / "yara-paging-1" / "run.json").read_text())
+    assert (record["status"], record["backend"]) == ("passed", "hf-jobs")
