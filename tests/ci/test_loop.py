@@ -455,7 +455,11 @@ def test_reproduce_hf_jobs_launches_the_job_on_the_hub_without_handing_it_a_toke
         ran = run(
             "ci", "reproduce-pr", "--stage", "run", "--backend", "hf-jobs", *common,
             "--repo", str(job),
-            env={"GITHUB_TOKEN": None, "HF_TOKEN": "hf_launch_only", "GITHUB_SERVER_URL": str(server)},
+            env={
+                "GITHUB_TOKEN": None,
+                "HF_TOKEN": "hf_launch_only",
+                "GITHUB_SERVER_URL": str(server),
+            },
         )  # fmt: skip
     finally:
         hub.close()
