@@ -124,22 +124,25 @@ def check_logbook(
         )
         with tempfile.TemporaryDirectory(prefix="reproaudit-check-") as tmp:
             reruns = Path(tmp) / "reruns"
-            if book is not None:
-                problems += logbook_hints(corpus.paper(paper_id), book, rel, _line_of(corpus, rel))
+            paper = corpus.paper(paper_id)
+            if book is not None and paper is not None:
+                problems += logbook_hints(paper, book, rel, _line_of(corpus, rel))
             if wanted:
-                timeout = float(parse_duration(book.reproduce.timeout)) if book.reproduce else 0.0
+                spec = book.reproduce if book is not None else None
+                timeout = float(parse_duration(spec.timeout)) if spec is not None else 0.0
                 shown = live(f"{paper_id}/{logbook_id}", timeout) if live else nullcontext()
                 with shown:
                     record = reproduce_logbook(
                         repo, rel, backend="local", out=reruns, sandbox=sandbox
                     )
                 if book is not None:
+                    run = record.record
                     problems += rerun_hints(
                         book,
                         rel,
-                        record.status,
+                        run.status,
                         record.outputs_written,
-                        record.log_tail,
+                        run.log_tail,
                         _line_of(corpus, rel),
                     )
                 outputs_file = reruns / paper_id / logbook_id / "outputs.json"
