@@ -47,7 +47,9 @@ def challenges(repo: Path, books: list[tuple[str, str]]) -> list[Challenge]:
         )
         book = corpus.logbook(paper_id, logbook_id)
         argued = {r.claim for r in book.results if r.falsification is not None} if book else set()
-        for claim in sorted(falsified | argued):
+        paper = corpus.paper(paper_id)
+        known = {c.id for c in paper.claims} if paper else set()
+        for claim in sorted((falsified | argued) & known):  # never a claim the paper lacks
             how = "falsifies" if claim in falsified else "argues against"
             found.append(Challenge(paper_id, logbook_id, claim, how))
     return found
