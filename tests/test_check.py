@@ -36,7 +36,9 @@ def test_check_reruns_a_cpu_logbook_and_prints_a_terminal_report(tmp_path: Path)
     result = run(repo, ERIN)
     assert result.exit_code == 0, result.output
     out = result.output
-    assert out.startswith("status=ok Valid: 1 logbook checked in your working copy")
+    assert out.startswith(
+        "status=ok Valid, 2 claims still empty: 1 logbook checked in your working copy"
+    )
     assert "  C1  falsified (pending)" in out
     assert "(re-run)" in out  # the judge read the local re-run's outputs
     assert "Local re-run: passed in" in out

@@ -125,7 +125,9 @@ def test_a_new_contributor_follows_the_docs_and_nothing_is_written_behind_their_
     checked = run("check", BOOK, "--repo", str(repo))
     assert checked.exit_code == 0, checked.output
     out = checked.output
-    assert out.startswith("status=ok Valid: 1 logbook checked in your working copy")
+    assert out.startswith(
+        "status=ok Valid, 2 claims still empty: 1 logbook checked in your working copy"
+    )
     assert "  C1  verified (pending)" in out
     assert "  C2  falsified (pending)" in out and "(re-run)" in out
     assert "Local re-run: passed" in out

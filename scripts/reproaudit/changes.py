@@ -10,6 +10,7 @@ Unknown stays unknown (``None``): the fold then falls back to natural order.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
@@ -72,3 +73,37 @@ def _file_time(path: Path) -> datetime | None:
         return datetime.fromtimestamp(path.stat().st_mtime, UTC)
     except OSError:
         return None
+
+
+# "Merge pull request #12 from ..." (merge commits) and "Add a logbook (#12)" (squash merges)
+_PR_SUBJECT = re.compile(r"^Merge pull request #(\d+) |\(#(\d+)\)\s*$")
+
+
+def pull_numbers(root: Path) -> dict[str, int]:
+    """The pull request that added each logbook file, from the default branch's history.
+
+    Read along first parents (the branch's own merges), so the commit that added a file
+    is the merge or squash commit GitHub wrote, whose subject names the pull request.
+    A file added otherwise (a rebase merge, a direct push) has no entry. Needs the
+    history (``fetch-depth: 0``); a shallow clone gives what it holds.
+    """
+    log = _git(
+        root,
+        "log",
+        "--first-parent",
+        "--diff-filter=A",
+        "--format=%x00%s",
+        "--name-only",
+        "--relative",
+        "--",
+        "logbooks",
+    )
+    found: dict[str, int] = {}
+    number: int | None = None
+    for line in (log or "").splitlines():
+        if line.startswith("\0"):
+            m = _PR_SUBJECT.search(line[1:])
+            number = int(m[1] or m[2]) if m else None
+        elif line and number is not None:
+            found.setdefault(line, number)  # newest first: a re-added file keeps its latest PR
+    return found

@@ -13,17 +13,21 @@ from __future__ import annotations
 import json
 import subprocess
 import tempfile
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from . import layout
 from . import problems as P
+from .ci.autorerun import plan_for
 from .ci.report import SCHEMA, Artifact, LocalRerun, Report, artifact_verdict, build_report
+from .hints import empty_claims, logbook_hints, rerun_hints
 from .judge.run import judge_in_memory
 from .loader import field_path
 from .logbook_arg import resolve_logbook
-from .models import Logbook
+from .models import Logbook, parse_duration
 from .pointers import explain_missing
 from .problems import Problem
 from .repo import Corpus
@@ -82,6 +86,11 @@ def pointer_problems(corpus: Corpus, rel: str, book: Logbook, outputs: Any) -> l
     return out
 
 
+def _line_of(corpus: Corpus, rel: str) -> Callable[[tuple], int | None]:
+    doc = corpus.load(corpus.by_rel[rel], keep_doc=True).doc
+    return (lambda loc: doc.line_of(loc)) if doc is not None else (lambda loc: None)
+
+
 def check_logbook(
     repo: Path,
     logbook: Path | str,
@@ -89,10 +98,12 @@ def check_logbook(
     rerun: bool | None = None,
     sandbox: str | None = None,
     here: Path | None = None,
+    live: Callable[[str, float], AbstractContextManager[Any]] | None = None,
 ) -> CheckResult:
     """Validate, maybe re-run, judge in memory and report on one logbook; writes nothing.
 
     ``here``: the folder a relative ``logbook`` path was typed in (see ``resolve_logbook``).
+    ``live(label, timeout_s)``: a context shown while the local re-run runs (a live line).
     """
     repo = Path(repo).resolve()
     rel, paper_id, logbook_id = resolve_logbook(repo, logbook, here)
@@ -101,6 +112,7 @@ def check_logbook(
     verdicts = []
     record = None
     runnable = False
+    book = None
     if report.ok:
         corpus = Corpus(repo)
         book = corpus.logbook(paper_id, logbook_id)
@@ -112,8 +124,27 @@ def check_logbook(
         )
         with tempfile.TemporaryDirectory(prefix="reproaudit-check-") as tmp:
             reruns = Path(tmp) / "reruns"
+            paper = corpus.paper(paper_id)
+            if book is not None and paper is not None:
+                problems += logbook_hints(paper, book, rel, _line_of(corpus, rel))
             if wanted:
-                record = reproduce_logbook(repo, rel, backend="local", out=reruns, sandbox=sandbox)
+                spec = book.reproduce if book is not None else None
+                timeout = float(parse_duration(spec.timeout)) if spec is not None else 0.0
+                shown = live(f"{paper_id}/{logbook_id}", timeout) if live else nullcontext()
+                with shown:
+                    record = reproduce_logbook(
+                        repo, rel, backend="local", out=reruns, sandbox=sandbox
+                    )
+                if book is not None:
+                    run = record.record
+                    problems += rerun_hints(
+                        book,
+                        rel,
+                        run.status,
+                        record.outputs_written,
+                        run.log_tail,
+                        _line_of(corpus, rel),
+                    )
                 outputs_file = reruns / paper_id / logbook_id / "outputs.json"
                 if record.status == "passed" and outputs_file.is_file() and book is not None:
                     outputs = json.loads(outputs_file.read_bytes())
@@ -144,6 +175,17 @@ def check_logbook(
         local = LocalRerun(
             record.status, record.exit_code, record.duration_s, record.log_tail, record.sandbox
         )
+    plans = [plan_for(paper_id, logbook_id, book)] if report.ok and book is not None else []
+    paper = Corpus(repo).paper(paper_id) if book is not None else None
+    empty = len(empty_claims(paper, book)) if paper is not None and book is not None else None
     return CheckResult(
-        build_report(artifact, committed=committed, rerun=local, rerun_expected=runnable), record
+        build_report(
+            artifact,
+            committed=committed,
+            rerun=local,
+            rerun_expected=runnable,
+            reruns=plans,
+            empty=empty,
+        ),
+        record,
     )

@@ -307,6 +307,54 @@ POINTER_NOT_FOUND = _code(
     `inconclusive` (`missing_outputs`). The hint names the closest key the
     re-run did write; fix the pointer or the script.""",
 )
+OUTPUTS_NOT_WRITTEN = _code(
+    "outputs_not_written",
+    "error",
+    """
+    `reproaudit check` re-ran the logbook, the command exited 0, and the file
+    named in `reproduce.outputs` was not there afterwards. Every `outputs:`
+    pointer then resolves to nothing and each claim is `inconclusive`
+    (`missing_outputs`). Make the command write that file (the path is relative
+    to the code folder, where the command runs), or fix `reproduce.outputs`.""",
+)
+MISSING_MODULE = _code(
+    "missing_module",
+    "error",
+    """
+    The re-run stopped on `ModuleNotFoundError`: the command imports a package
+    the image does not have. Re-runs have no network while the command runs;
+    list the package, pinned (`numpy==2.1.3`), in a requirements file inside the
+    logbook's folder and name that file in `reproduce.requirements`: it is
+    installed in its own phase before the run.""",
+)
+PER_MISSING = _code(
+    "per_missing",
+    "warning",
+    """
+    The claim's target says what its number is per (`per: trajectory`) and this
+    measurement gives no `per`. A time per batch of 50 is not a time per
+    trajectory: without `per` the judge cannot tell, and a different `per` is
+    `inconclusive` (`unit_mismatch`). Add the `per` the number was measured for.""",
+)
+SWEEP_PARAMETER_DIFFERS = _code(
+    "sweep_parameter_differs",
+    "warning",
+    """
+    A sweep varies a parameter other than the one the claim's `regime` names
+    (`sweep.parameter: K` against `regime.parameter: k`). The judge checks the
+    range covered against the regime's parameter, so the sweep counts for
+    nothing there. Name the regime's parameter, if that is what was varied.""",
+)
+SWEEP_SHORT = _code(
+    "sweep_short",
+    "warning",
+    """
+    A sweep does not cover the claim's regime: it stops short of `regime.to`,
+    starts more than a decade above `regime.from`, or (for a claim made for
+    every value, `to: null`) spans less than two orders of magnitude. The judge then gives `toy`
+    at best (`short_horizon`). The message gives the sweep's number of points
+    and range beside the regime; extend the sweep if you can.""",
+)
 NOTHING_TO_RUN = _code(
     "nothing_to_run",
     "error",

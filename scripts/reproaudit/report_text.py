@@ -11,6 +11,11 @@ from __future__ import annotations
 
 import re
 import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TextIO
 
 from .ci.report import PENDING, Report, log_lines, outcome_sentence, rerun_line, shorten
 
@@ -25,11 +30,12 @@ _VERDICT_COLOUR = {
 WIDTH = 100
 NO_RERUN = (
     "They rest on the numbers the logbook reports (flag not_rerun) until CI re-runs it "
-    "after a maintainer's /reproduce."
+    "(cpu logbooks by themselves once the pull request validates, others after a "
+    "maintainer's /reproduce)."
 )
 LOCAL_RERUN = (
-    "judged on the numbers of a local re-run; CI re-runs the logbook after a maintainer's "
-    "/reproduce, and its numbers decide."
+    "judged on the numbers of a local re-run; CI re-runs the logbook (cpu by itself, others "
+    "after a maintainer's /reproduce), and its numbers decide."
 )
 
 
@@ -97,3 +103,44 @@ def render_terminal(report: Report, *, colour: bool = False) -> str:
             tail = log_lines(report.rerun.log_tail)
             lines += [f"  | {clean(line)}" for line in tail] or ["  (no output)"]
     return "\n".join(lines) + "\n"
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
+@contextmanager
+def live_line(
+    stream: TextIO, label: str, timeout_s: float, *, every: float = 1.0
+) -> Iterator[threading.Event]:
+    """One line on ``stream`` (a terminal's stderr), rewritten while the block runs.
+
+    ``re-running P/L: 0:42 of at most 1:00:00 (Ctrl-C stops it)``: a re-run with a long
+    timeout otherwise prints nothing while it waits. The line is erased at the end;
+    the returned event is set after each redraw (tests wait on it, not on the clock).
+    """
+    stop = threading.Event()
+    drawn = threading.Event()
+    start = time.monotonic()
+    limit = f" of at most {_clock(timeout_s)}" if timeout_s else ""
+
+    def draw() -> None:
+        while True:
+            elapsed = _clock(time.monotonic() - start)
+            stream.write(f"\r\x1b[2Kre-running {clean(label)}: {elapsed}{limit} (Ctrl-C stops it)")
+            stream.flush()
+            drawn.set()
+            if stop.wait(every):
+                return
+
+    thread = threading.Thread(target=draw, name="reproaudit-live-line", daemon=True)
+    thread.start()
+    try:
+        yield drawn
+    finally:
+        stop.set()
+        thread.join()
+        stream.write("\r\x1b[2K")
+        stream.flush()

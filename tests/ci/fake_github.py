@@ -33,7 +33,6 @@ class FakeGitHub:
         self.dispatches: list[dict[str, Any]] = []
         self.runs: list[dict[str, Any]] = []  # items of GET /actions/runs
         self.timelines: dict[int, list[dict[str, Any]]] = {}
-        self.teams: dict[tuple[str, str], set[str]] = {}  # (org, team slug) -> logins
         self.requests: list[tuple[str, str, Any]] = []
         self.fail_first = 0
         self.after: list[Any] = []  # callables (method, path) run after each answer
@@ -85,10 +84,6 @@ class FakeGitHub:
             return 200, {"total_count": len(runs), "workflow_runs": runs}, {}
         if m := re.fullmatch(rf"/repos/{r}/issues/(\d+)/timeline", path):
             return self._page(path, query, self.timelines.get(int(m.group(1)), []))
-        if m := re.fullmatch(r"/orgs/([^/]+)/teams/([^/]+)/memberships/([^/]+)", path):
-            if m.group(3) in self.teams.get((m.group(1), m.group(2)), set()):
-                return 200, {"state": "active", "role": "member"}, {}
-            return 404, {"message": "Not Found"}, {}
         if m := re.fullmatch(rf"/repos/{r}/pulls/(\d+)", path):
             pull = self.pulls.get(int(m.group(1)))
             return (200, pull, {}) if pull else (404, {"message": "Not Found"}, {})

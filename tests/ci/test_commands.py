@@ -247,6 +247,8 @@ def test_shell_metacharacters_are_data(comment_event, client, base_repo, tmp_pat
     assert not marker.exists()
     assert "`` C1;touch$IFS" in outcome.reply  # shown as inline code, not run
     outcome = run(comment_event("/reproduce $(touch /tmp/x)"), client(), base_repo)
+    assert outcome.reason == "usage" and "`` $(touch ``" in outcome.reply  # not a backend
+    outcome = run(comment_event("/reproduce hf-jobs $(touch /tmp/x)"), client(), base_repo)
     assert outcome.reason == "bad_sha"
 
 

@@ -117,20 +117,34 @@ def test_judge_pr_judges_the_fetched_logbook_and_posts_one_comment(
     assert "| C1 | falsified | growth_detected, not_rerun |" in first.output
     assert CliRunner(env=env).invoke(cli, args).exit_code == 0
     comments = github_api.comments[PR]
-    assert len(comments) == 1 and comments[0]["body"].startswith("<!-- reproaudit:sticky ")
-    assert sticky.parse(comments[0]["body"]).status("llm") == {"mode": "rules"}
+    # one sticky comment, and one comment mentioning the paper's authors (once)
+    assert len(comments) == 2 and comments[0]["body"].startswith("<!-- reproaudit:sticky ")
+    bot = sticky.parse(comments[0]["body"])
+    assert bot.status("llm") == {"mode": "rules"}
+    assert bot.status("authors") == {"mentioned": ["ivandermeer", "twrobel-tcs"]}
+    mention = comments[1]["body"]
+    assert mention.startswith(
+        "@ivandermeer @twrobel-tcs: you are listed as an author of a paper this pull request "
+        "challenges.\n\n- logbook `` carol-paging-1 `` falsifies claim **C1** (Theorem 3.2) of "
+        "*Trust, Then Mark: Near-Harmonic Robustness for Learning-Augmented Paging*"
+    )
+    assert "`/author disagree C1 <why>`" in mention
+    assert "blob/HEAD/scripts/reproaudit/site/docs/authors.md" in mention
+    assert "Listed without a GitHub handle: Amara Okafor. To answer, open a pull request " in (
+        mention
+    )
     assert not (base_repo / f"{CAROL}.yaml").exists()  # judged in a folder of its own
 
 
 def test_an_approved_reproduce_dispatches_the_workflow(github_api, client) -> None:
     outcome = {"command": "reproduce", "allowed": True, "head_sha": HEAD}
     done = dispatch_run(client(), github_api.repo, "main", outcome, PR)
-    assert done == f"started reproduce.yml (reproduce) for PR {PR} at {HEAD[:12]}"
+    assert done == f"started reproduce.yml (reproduce) on local for PR {PR} at {HEAD[:12]}"
     assert github_api.dispatches == [
         {
             "workflow": "reproduce.yml",
             "ref": "main",
-            "inputs": {"pr": str(PR), "head_sha": HEAD, "action": "reproduce"},
+            "inputs": {"pr": str(PR), "head_sha": HEAD, "action": "reproduce", "backend": "local"},
         }
     ]
     refused = {"command": "reproduce", "allowed": False}

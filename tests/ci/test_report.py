@@ -48,7 +48,8 @@ def test_validate_pr_writes_an_artifact_with_rules_verdicts(pr_checkout: Path) -
     checked = load_artifact(json.dumps(artifact).encode(), pr=PR, head_sha=HEAD)
     comment = render_comment(checked)
     assert comment.startswith(
-        f"{MARKER} status=ok sha={HEAD} -->\n## reproaudit\n\n✅ Valid: 1 logbook checked"
+        f"{MARKER} status=ok sha={HEAD} -->\n## reproaudit\n\n✅ Valid, 1 claim still empty: "
+        "1 logbook checked"
     )
     assert "| C1 | verified *(pending)* | not_rerun |" in comment
 

@@ -26,11 +26,12 @@ def tool(name: str) -> str:
     return found
 
 
-def test_the_five_workflows_exist() -> None:
+def test_the_six_workflows_exist() -> None:
     assert [p.name for p in WORKFLOWS] == [
         "commands.yml",
         "report.yml",
         "reproduce.yml",
+        "rerun.yml",
         "site.yml",
         "validate.yml",
     ]
@@ -97,8 +98,40 @@ def test_every_commit_to_main_goes_through_ci_push() -> None:
     assert sorted(pushing) == [
         ("commands.yml", "command", "review"),
         ("reproduce.yml", "store", "reruns"),
+        ("rerun.yml", "store", "reruns"),
         ("site.yml", "verdicts", "verdicts"),
     ]
+
+
+def test_every_bot_commit_starts_the_site() -> None:
+    """GitHub starts no workflow for a GITHUB_TOKEN push: each pushing job dispatches site.yml,
+    and asks for actions: write to do so (site.yml builds right after its own push)."""
+    for path in WORKFLOWS:
+        for name, job in yaml.safe_load(path.read_text())["jobs"].items():
+            runs = [s.get("run", "") for s in job.get("steps", [])]
+            if not any("reproaudit ci push" in r for r in runs) or path.name == "site.yml":
+                continue
+            assert any("--dispatch site.yml" in r for r in runs), (path.name, name)
+            assert job["permissions"]["actions"] == "write", (path.name, name)
+
+
+def test_the_automatic_rerun_holds_no_secret_and_no_write_token() -> None:
+    rerun = load("rerun.yml")
+    job = rerun["jobs"]["rerun"]
+    assert job["runs-on"] == "ubuntu-latest"
+    assert job["permissions"] == {"contents": "read", "pull-requests": "read"}
+    assert "environment" not in job
+    assert "secrets." not in yaml.safe_dump(job)
+    assert job["if"] == (
+        "github.event.workflow_run.event == 'pull_request' && "
+        "github.event.workflow_run.conclusion == 'success'"
+    )
+    fetch, run = (s for s in job["steps"] if "reproduce-pr" in s.get("run", ""))
+    assert "--stage fetch" in fetch["run"] and "GITHUB_TOKEN" in fetch["env"]
+    assert "--stage run" in run["run"] and "--sandbox bwrap" in run["run"]
+    assert not any("TOKEN" in k or "secrets" in str(v) for k, v in run["env"].items())
+    assert rerun["jobs"]["store"]["needs"] == "rerun"
+    assert "--auto" in fetch["run"] and "--auto" in run["run"]
 
 
 def test_a_rerun_is_never_cancelled_and_stores_on_current_main() -> None:

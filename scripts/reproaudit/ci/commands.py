@@ -14,7 +14,6 @@ buffy-style, so a reviewer reads what a command may do in one place.
 from __future__ import annotations
 
 import difflib
-import os
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -36,6 +35,7 @@ from ..models import CLAIM_ID_PATTERN, Logbook, PaperFile, Review, ReviewsFile
 from ..problems import Problem
 from ..repo import Corpus
 from .binding import HeadCheck, head_at_comment
+from .flow import BACKENDS
 from .github import WRITE_PERMISSIONS, GitHub
 from .ownership import rule_pull
 from .text import code, plain
@@ -71,6 +71,7 @@ class Outcome:
     record: dict[str, Any] | None = None
     head_sha: str | None = None
     logbooks: list[str] = field(default_factory=list)
+    backend: str | None = None  # /reproduce's: None = the repository's default
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -170,7 +171,6 @@ class Context:
     repo_dir: Path
     permission: str
     dry_run: bool
-    team: str | None = None
     _files: list[str] | None = None
     _head: HeadCheck | None = None
 
@@ -190,7 +190,7 @@ class Context:
         """Why the pull request fails the ownership rule at ``head`` (the report's check, on
         git trees when ``repo_dir`` is a clone), or None when it passes."""
         git = self.repo_dir if (Path(self.repo_dir) / ".git").exists() else None
-        pulled = rule_pull(self.github, self.event.repo, self.event.number, head, git, self.team)
+        pulled = rule_pull(self.github, self.event.repo, self.event.number, head, git)
         return pulled.refusal()
 
     def files(self) -> list[str]:
@@ -282,10 +282,14 @@ def _help(ctx: Context, words: list[str], rest: str) -> Outcome:
 @handler(
     "reproduce",
     "write",
-    "/reproduce [40-HEX-SHA]",
-    "re-run this pull request's logbooks on CI hardware, at the head you reviewed",
+    "/reproduce [local|hf-jobs] [40-HEX-SHA]",
+    "re-run this pull request's logbooks on CI hardware (a GPU runner, or Hugging Face Jobs "
+    "with `hf-jobs`), at the head you reviewed",
 )
 def _reproduce(ctx: Context, words: list[str], rest: str) -> Outcome:
+    backend, words = reproduce_backend(words)
+    if isinstance(backend, Outcome):
+        return backend
     books = ctx.logbooks()
     if not books:
         return refuse(
@@ -332,15 +336,43 @@ def _reproduce(ctx: Context, words: list[str], rest: str) -> Outcome:
             "Once the report's check passes, type `/reproduce` again.",
         )
     names = [f"{p}/{lb}" for p, lb in books]
+    where = f" on `{backend}`" if backend else ""
     return Outcome(
         "reproduce",
         True,
         "approved",
         f"Re-run approved for {', '.join(f'`{n}`' for n in names)} at commit "
-        f"`{head}`. Results will be posted here; a push to the branch cancels "
+        f"`{head}`{where}. Results will be posted here; a push to the branch cancels "
         "this approval.",
         head_sha=head,
         logbooks=names,
+        backend=backend,
+    )
+
+
+def reproduce_backend(words: list[str]) -> tuple[str | Outcome | None, list[str]]:
+    """(the backend ``/reproduce`` names, or None for the default; the other words).
+
+    A first word that is neither a backend nor hex is a misspelt backend: refused
+    with a did-you-mean rather than read as a SHA.
+    """
+    if not words:
+        return None, words
+    first = words[0].lower()
+    if first in BACKENDS:
+        return first, words[1:]
+    if re.fullmatch(r"[0-9a-f]+", first):
+        return None, words
+    return (
+        refuse(
+            "reproduce",
+            "usage",
+            _near([first], BACKENDS)
+            + f"{code(words[0])} is not a backend: type `/reproduce` (the repository's default), "
+            "`/reproduce local` (a self-hosted GPU runner) or `/reproduce hf-jobs` "
+            "(Hugging Face Jobs), optionally followed by the full 40-hex head SHA.",
+        ),
+        words,
     )
 
 
@@ -573,12 +605,8 @@ def dispatch(
     repo_dir: Path,
     *,
     dry_run: bool = False,
-    team: str | None = None,
 ) -> Outcome:
-    """Decide what one comment does. Sends nothing and writes nothing itself.
-
-    ``team`` (``ORG/TEAM``) counts as maintainers in the ownership rule, as in the report.
-    """
+    """Decide what one comment does. Sends nothing and writes nothing itself."""
     event = parse_event(payload)
     parsed = parse_command(event.body)
     if parsed is None:
@@ -597,7 +625,7 @@ def dispatch(
         return refuse(name, "not_a_pull_request", "Commands work on pull requests only.")
     command = HANDLERS.get(name)
     permission = github.permission(event.repo, event.login)
-    ctx = Context(event, github, repo_dir, permission, dry_run, team)
+    ctx = Context(event, github, repo_dir, permission, dry_run)
     if command is None:
         return refuse(
             name,
@@ -660,10 +688,19 @@ def carry_out(outcome: Outcome, event: Event, github: GitHub, repo_dir: Path) ->
         append_review(repo_dir, outcome.record)
 
 
-def handle_comment(payload: Path, repo_dir: Path, *, dry_run: bool = False) -> Outcome:
+def handle_comment(
+    payload: Path,
+    repo_dir: Path,
+    *,
+    dry_run: bool = False,
+    offline: bool = False,
+    base: str | None = None,
+) -> Outcome:
     """``ci command``: read the event file, decide, and (unless ``dry_run``) reply and record.
 
-    With ``dry_run`` the GitHub client sends nothing but GETs.
+    With ``dry_run`` the GitHub client sends nothing but GETs. With ``offline`` there is
+    no client at all: ``offline.LocalGitHub`` answers from the payload and the local clone
+    ``repo_dir`` (base branch ``base``), and nothing is sent or written.
     """
     from .events import read_json
 
@@ -672,9 +709,12 @@ def handle_comment(payload: Path, repo_dir: Path, *, dry_run: bool = False) -> O
         parse_event(data)
     except ArtifactError as exc:
         raise exc.at(payload) from None
+    if offline:
+        from .offline import LocalGitHub
+
+        return dispatch(data, LocalGitHub(data, repo_dir, base), repo_dir, dry_run=True)  # type: ignore[arg-type]
     github = GitHub.from_env(read_only=dry_run)
-    team = os.environ.get("REPROAUDIT_MAINTAINERS_TEAM") or None
-    outcome = dispatch(data, github, repo_dir, dry_run=dry_run, team=team)
+    outcome = dispatch(data, github, repo_dir, dry_run=dry_run)
     if not dry_run and outcome.command is not None:
         carry_out(outcome, parse_event(data), github, repo_dir)
     return outcome

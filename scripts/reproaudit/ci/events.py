@@ -35,3 +35,15 @@ def pr_target(
         return pr_of_workflow_run(read_json(event), github)
     assert pr is not None and sha is not None, "the command line checks --pr and --sha"
     return pr, sha
+
+
+def head_of_workflow_run(event: Path) -> str:
+    """The head SHA of a ``workflow_run`` event file, read offline (no API call)."""
+    data = read_json(event)
+    try:
+        head = str(data["workflow_run"]["head_sha"])
+    except (KeyError, TypeError) as exc:
+        raise ArtifactError(event, f"not a workflow_run event: missing {exc}") from None
+    if len(head) != 40 or any(c not in "0123456789abcdef" for c in head):
+        raise ArtifactError(event, f"workflow_run.head_sha: {head[:60]!r} is not a full SHA")
+    return head

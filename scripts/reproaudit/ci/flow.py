@@ -10,6 +10,7 @@ and (for a re-run job without secrets) as the code to run.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,7 @@ def fetch_pr_logbooks(
     return written
 
 
+BACKENDS = ("local", "hf-jobs")  # where /reproduce may run (reproduce.yml's backend input)
 FETCHED = ".reproaudit/pr-logbooks.json"  # what the fetch step left for the re-run step
 
 
@@ -151,8 +153,26 @@ def post_verdicts(github: GitHub, repo: str, pr: int, body: str, mode: str) -> b
     return sticky.update(github, repo, pr, "llm", body, {"mode": mode})[1]
 
 
-def dispatch_run(github: GitHub, repo: str, ref: str, outcome: dict[str, Any], pr: int) -> str:
-    """Start reproduce.yml for an approved /reproduce or /rejudge; say what was done."""
+def dispatch_run(
+    github: GitHub,
+    repo: str,
+    ref: str,
+    outcome: dict[str, Any],
+    pr: int,
+    *,
+    default_backend: str = "local",
+) -> str:
+    """Start reproduce.yml for an approved /reproduce or /rejudge; say what was done.
+
+    The backend is the one ``/reproduce`` named, else ``default_backend`` (the
+    repository variable ``REPROAUDIT_REPRODUCE_BACKEND``).
+    """
+    backend = outcome.get("backend") or default_backend
+    if backend not in BACKENDS:
+        raise ReproauditError(
+            f"backend {str(backend)[:40]!r} is not one of {', '.join(BACKENDS)}",
+            "set the repository variable REPROAUDIT_REPRODUCE_BACKEND to local or hf-jobs",
+        )
     if not outcome.get("allowed") or outcome.get("command") not in ("reproduce", "rejudge"):
         return "nothing to start"
     head = outcome.get("head_sha") or str(github.pull(repo, pr)["head"]["sha"])
@@ -165,10 +185,25 @@ def dispatch_run(github: GitHub, repo: str, ref: str, outcome: dict[str, Any], p
         f"/repos/{repo}/actions/workflows/reproduce.yml/dispatches",
         json={
             "ref": ref,
-            "inputs": {"pr": str(pr), "head_sha": head, "action": action},
+            "inputs": {"pr": str(pr), "head_sha": head, "action": action, "backend": backend},
         },
     )
-    return f"started reproduce.yml ({action}) for PR {pr} at {head[:12]}"
+    on = f" on {backend}" if action == "reproduce" else ""
+    return f"started reproduce.yml ({action}){on} for PR {pr} at {head[:12]}"
+
+
+def dispatch_workflow(github: GitHub, repo: str, workflow: str, ref: str) -> str:
+    """Start ``workflow`` on branch ``ref`` (``workflow_dispatch``); say what was done.
+
+    A push made with a workflow's ``GITHUB_TOKEN`` starts no ``push`` workflow, so
+    each job that commits to the default branch starts the site workflow itself.
+    """
+    if not re.fullmatch(r"[\w.-]+\.ya?ml", workflow):
+        raise ReproauditError(f"{workflow!r} is not a workflow file name such as site.yml")
+    github.request(
+        "POST", f"/repos/{repo}/actions/workflows/{workflow}/dispatches", json={"ref": ref}
+    )
+    return f"started {workflow} on {ref}"
 
 
 def rerun_pending(github: GitHub, repo: str, pr: int) -> bool:

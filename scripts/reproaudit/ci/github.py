@@ -151,16 +151,6 @@ class GitHub:
         """The issue timeline of a pull request (commits, force pushes, reviews...)."""
         return self.paginate(f"/repos/{repo}/issues/{number}/timeline")
 
-    def team_member(self, org: str, team: str, user: str) -> bool:
-        """Whether ``user`` is an active member of ``org``'s team ``team``."""
-        try:
-            data = self.get(f"/orgs/{org}/teams/{team}/memberships/{user}")
-        except GitHubError as exc:
-            if exc.status in (403, 404):
-                return False
-            raise
-        return data.get("state") == "active"
-
     def file_text(self, repo: str, path: str, ref: str) -> str | None:
         """A file's text at ``ref`` (the raw media type), or None when it does not exist."""
         try:

@@ -6,10 +6,12 @@ hashes them to decide whether a re-run record is current for the PR's bytes.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from .authors import GUIDE_IN_REPO, mention_authors
 from .flow import fetch_pr_logbooks, judge_pr, post_verdicts, pr_logbooks, verify_head
 from .github import GitHub
 
@@ -30,6 +32,8 @@ def judge_pull_request(
     A head that moved since ``sha`` was approved is refused before anything is fetched.
     The logbooks are judged in a folder of their own (``ci.prfiles``) beside copies
     of their paper files: nothing of the pull request is written into ``repo``.
+    When posting, the paper's listed authors are mentioned once per pull request if a
+    logbook falsifies or argues against one of their claims (``authors.py``).
     """
     verify_head(github, repo_name, pr, sha)
     with tempfile.TemporaryDirectory(prefix="reproaudit-judge-") as tmp:
@@ -38,6 +42,9 @@ def judge_pull_request(
             fetch_pr_logbooks(github, repo_name, pr, sha, repo, view, with_code=True)
         )
         body = judge_pr(view, books, judge, reruns=reruns)
-    if post:
-        post_verdicts(github, repo_name, pr, body, judge.mode)
+        if post:
+            post_verdicts(github, repo_name, pr, body, judge.mode)
+            server = os.environ.get("GITHUB_SERVER_URL", "https://github.com")
+            guide = f"{server}/{repo_name}/blob/HEAD/{GUIDE_IN_REPO}"
+            mention_authors(github, repo_name, pr, repo, books, guide=guide)
     return body

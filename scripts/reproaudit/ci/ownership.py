@@ -8,9 +8,8 @@
 - Under ``logbooks/`` a pull request holds logbook files only (``pathrule``): no
   link, submodule or dot-file, whoever the author is.
 - Files outside ``logbooks/`` (papers in ``claims/``, anything else) are for
-  maintainers: ``author_association`` OWNER, MEMBER or COLLABORATOR, write
-  access, or membership of a configured team. Their PRs pass once the files
-  validate.
+  maintainers: ``author_association`` OWNER, MEMBER or COLLABORATOR, or write
+  access. Their PRs pass once the files validate.
 
 ``validate.yml`` runs the rule with what it knows without a token (the
 association); ``ci report --post`` runs it again with the permissions API and
@@ -68,21 +67,17 @@ def author_from_association(login: str, association: str) -> Author:
     return Author(login, trusted, trusted, f"author_association {association.upper() or 'NONE'}")
 
 
-def author_from_api(
-    github: GitHub, repo: str, login: str, association: str, team: str | None = None
-) -> Author:
-    """The authoritative facts: the permissions API, the association, a configured team."""
+def author_from_api(github: GitHub, repo: str, login: str, association: str) -> Author:
+    """The authoritative facts: the permissions API and the association.
+
+    (A "maintainers team" setting was removed: reading team membership needs an
+    organization token no workflow should hold; give the team write access instead.)
+    """
     permission = github.permission(repo, login)
     can_write = permission in WRITE_PERMISSIONS
-    in_team = False
-    if team and "/" in team:
-        org, slug = team.split("/", 1)
-        in_team = github.team_member(org, slug, login)
     trusted = association.upper() in TRUSTED_ASSOCIATIONS
     basis = f"permission {permission}, author_association {association.upper() or 'NONE'}"
-    if in_team:
-        basis += f", member of {team}"
-    return Author(login, can_write or trusted or in_team, can_write, basis)
+    return Author(login, can_write or trusted, can_write, basis)
 
 
 def contributor_of(text: bytes | str | None, rel: str) -> str | None:
@@ -219,7 +214,6 @@ def rule_pull(
     number: int,
     head: str,
     repo_dir: Path | None,
-    team: str | None = None,
 ) -> PullRuling:
     """The ownership rule for pull request ``number`` at ``head``, from trusted facts.
 
@@ -235,7 +229,6 @@ def rule_pull(
         repo,
         str(pull["user"]["login"]),
         str(pull.get("author_association") or "NONE"),
-        team,
     )
     if repo_dir is not None:
         ensure_commits(repo_dir, [base, head])

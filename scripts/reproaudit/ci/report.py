@@ -26,12 +26,14 @@ from .. import problems as P
 from ..errors import ArtifactError, ReproauditError
 from ..escaping import clip
 from ..judge.run import judge_in_memory
-from ..models import FLAGS, VERDICTS, VerdictFile
+from ..loader import parse_yaml, to_model
+from ..models import FLAGS, VERDICTS, Logbook, VerdictFile
 from ..pathrule import tree_problems
 from ..problems import Problem
 from ..repo import Corpus
 from ..validate import git_changed, validate_repo
 from . import sticky
+from .autorerun import RerunPlan, plan_books, render_plans
 from .changes import BlobReader, Change, tree_changes
 from .ownership import Author, Ruling, contributor_of, rule_pr, rule_pull
 from .text import code, plain
@@ -241,6 +243,8 @@ class Report:
     rerun: LocalRerun | None = None
     rerun_expected: bool = True  # False when the logbook has nothing CI could re-run
     notes: tuple[str, ...] = ()  # the report's own findings (base-branch code), shown as info
+    reruns: tuple[RerunPlan, ...] = ()  # how CI re-runs each logbook (base-branch code, git)
+    empty: int | None = None  # claims left empty (None: count the verdicts' not_addressed)
 
     @property
     def status(self) -> str:
@@ -266,6 +270,8 @@ def build_report(
     rerun_expected: bool = True,
     extra: list[Problem] | None = None,
     notes: list[str] | None = None,
+    reruns: list[RerunPlan] | None = None,
+    empty: int | None = None,
 ) -> Report:
     """Compute a report from an artifact (and, for ``check``, a local re-run).
 
@@ -297,13 +303,15 @@ def build_report(
         rerun=rerun,
         rerun_expected=rerun_expected,
         notes=tuple(notes or ()),
+        reruns=tuple(reruns or ()),
+        empty=empty,
     )
 
 
 PENDING = "pending"
 PENDING_NOTE = (
-    "*pending*: judged on the numbers the logbook reports{local}; CI re-runs the logbook "
-    "after a maintainer's `/reproduce`, and its numbers decide."
+    "*pending*: judged on the numbers the logbook reports{local}; CI's re-run decides "
+    "(cpu logbooks are re-run by themselves, others after a maintainer's `/reproduce`)."
 )
 
 
@@ -326,9 +334,26 @@ def outcome_sentence(report: Report, code_of=lambda s: f"`{s}`") -> str:
             "fix the command, then check again."
         )
     count = len(report.verdicts)
+    empty = report.empty
+    if empty is None:
+        empty = sum(1 for v in report.verdicts for c in v.claims if "not_addressed" in c.flags)
+    addressed = (
+        "every claim addressed"
+        if not empty
+        else f"{empty} claim{'s' if empty != 1 else ''} still empty"
+    )
+    if report.reruns:
+        auto = sum(p.kind == "auto" for p in report.reruns)
+        waiting = sum(p.kind == "reproduce" for p in report.reruns)
+        then = f" {auto} re-run automatically" if auto else ""
+        if waiting:
+            then += f"{',' if auto else ''} {waiting} awaiting {code_of('/reproduce')}"
+        then = f" In CI:{then}." if then else ""
+    else:
+        then = f" A maintainer can ask for a re-run with {code_of('/reproduce')}."
     return (
-        f"Valid: {count} logbook{'s' if count != 1 else ''} checked {where}; the rules "
-        f"verdicts are below. A maintainer can ask for a re-run with {code_of('/reproduce')}."
+        f"Valid, {addressed}: {count} logbook{'s' if count != 1 else ''} checked {where}; "
+        f"the rules verdicts are below.{then}"
     )
 
 
@@ -399,6 +424,7 @@ def render_markdown(report: Report) -> str:
         passed = report.rerun is not None and report.rerun.status == "passed"
         local = " and a local re-run" if passed else ""
         lines += ["", PENDING_NOTE.format(local=local)]
+    lines += render_plans(list(report.reruns))
     if report.rerun is not None:
         lines += ["", rerun_line(report.rerun)]
         if report.rerun.status != "passed":
@@ -423,7 +449,8 @@ def rerun_line(rerun: LocalRerun) -> str:
     where = f"exit code {rerun.exit_code}" if rerun.exit_code is not None else "no exit code"
     line = (
         f"Local re-run: {rerun.status} in {rerun.duration_s:.1f} s ({where}); "
-        "CI re-runs it again after a maintainer's `/reproduce`."
+        "CI re-runs it again (cpu logbooks by themselves, others after a maintainer's "
+        "`/reproduce`)."
     )
     if rerun.sandbox == "none":
         line += (
@@ -468,7 +495,6 @@ def publish_report(
     github: Any,
     repo: str,
     repo_dir: Path | None = None,
-    team: str | None = None,
 ) -> dict[str, Any]:
     """Post or update the sticky comment and create the check run (base-branch code).
 
@@ -476,7 +502,7 @@ def publish_report(
     from the base and head trees (``repo_dir``, a git checkout) or else from the files
     API when it lists them all, and the author's permission.
     """
-    ruling = check_pr_changes(artifact, github=github, repo=repo, repo_dir=repo_dir, team=team)
+    ruling = check_pr_changes(artifact, github=github, repo=repo, repo_dir=repo_dir)
     # the rule is decided here, from trusted facts; the artifact's view of it is dropped
     reported = {(p.code, p.path) for p in ruling.problems}  # the path rule: said once
     artifact = artifact.model_copy(
@@ -489,8 +515,14 @@ def publish_report(
             ],
         }
     )
+    texts = pr_logbook_texts(artifact, github=github, repo=repo, repo_dir=repo_dir)
     report = build_report(
-        artifact, outside=ruling.outside, extra=ruling.problems, notes=ruling.notes
+        artifact,
+        outside=ruling.outside,
+        extra=ruling.problems,
+        notes=ruling.notes,
+        reruns=plan_books(texts, lambda rel: texts[_book_key(rel)]),
+        empty=count_empty(texts, repo_dir),
     )
     body = render_markdown(report)
     ok = report.ok
@@ -510,6 +542,58 @@ def publish_report(
     return {"ok": ok, "updated": updated, "comment": body}
 
 
+def pr_logbook_texts(
+    artifact: Artifact, *, github: Any, repo: str, repo_dir: Path | None
+) -> dict[tuple[str, str], str | None]:
+    """The text of each logbook the PR changes, at its head (git, else the contents API)."""
+    books = {d.key for f in artifact.files if (d := layout.classify(f)) and d.kind == "logbook"}
+    if not books:
+        return {}
+    rels = {key: f"logbooks/{key[0]}/{key[1]}.yaml" for key in sorted(books)}
+    if repo_dir is None:
+        return {key: github.file_text(repo, rel, artifact.head_sha) for key, rel in rels.items()}
+    texts: dict[tuple[str, str], str | None] = {}
+    with BlobReader(repo_dir) as reader:
+        for key, rel in rels.items():
+            data = reader.read(artifact.head_sha, rel)
+            texts[key] = None if data is None else data.decode("utf-8", "replace")
+    return texts
+
+
+def rerun_plans(
+    artifact: Artifact, *, github: Any, repo: str, repo_dir: Path | None
+) -> list[RerunPlan]:
+    """How CI re-runs each logbook the PR changes, read at the head (git, else the API)."""
+    texts = pr_logbook_texts(artifact, github=github, repo=repo, repo_dir=repo_dir)
+    return plan_books(texts, lambda rel: texts[_book_key(rel)])
+
+
+def _book_key(rel: str) -> tuple[str, str]:
+    """(paper, logbook) of ``logbooks/<paper>/<logbook>.yaml``."""
+    paper, name = rel.removeprefix("logbooks/").split("/")
+    return paper, name.removesuffix(".yaml")
+
+
+def count_empty(texts: dict[tuple[str, str], str | None], repo_dir: Path | None) -> int | None:
+    """Claims the PR's logbooks leave empty, against the papers on the base branch."""
+    if repo_dir is None:
+        return None
+    from ..hints import empty_claims
+
+    corpus, total = Corpus(repo_dir), 0
+    for (paper_id, logbook_id), text in texts.items():
+        if text is None:
+            continue
+        paper = corpus.paper(paper_id)
+        try:
+            book = to_model(parse_yaml(text, f"logbooks/{paper_id}/{logbook_id}.yaml"), Logbook)
+        except ReproauditError:
+            continue
+        if paper is not None:
+            total += len(empty_claims(paper, book))
+    return total
+
+
 # --- who may change what (the ownership rule, from trusted facts) -------------------------
 
 
@@ -523,7 +607,7 @@ def git_owner_at(reader: BlobReader, base: str, head: str) -> Any:
 
 
 def check_pr_changes(
-    artifact: Artifact, *, github: Any, repo: str, repo_dir: Path | None, team: str | None
+    artifact: Artifact, *, github: Any, repo: str, repo_dir: Path | None
 ) -> Ruling:
     """The ownership rule for the artifact's PR and head, from the API and git (trusted)."""
-    return rule_pull(github, repo, artifact.pr, artifact.head_sha, repo_dir, team).ruling
+    return rule_pull(github, repo, artifact.pr, artifact.head_sha, repo_dir).ruling

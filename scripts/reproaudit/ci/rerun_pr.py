@@ -13,14 +13,16 @@ from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 
 from ..errors import ReproauditError
-from .flow import drop_tokens, fetch_for_rerun, fetched_logbooks
+from ..repo import Corpus
+from .autorerun import plan_for
+from .flow import FETCHED, drop_tokens, fetch_for_rerun, fetched_logbooks
 from .github import GitHub
 
 
 def reproduce_pr(
     repo: Path,
     repo_name: str,
-    pr: int,
+    pr: int | None,
     sha: str,
     *,
     backend: str,
@@ -28,6 +30,7 @@ def reproduce_pr(
     sandbox: str | None,
     stage: str = "all",
     into: Path | None = None,
+    only_auto: bool = False,
     environ: MutableMapping[str, str] | None = None,
 ) -> Iterator[str]:
     """Do ``stage`` and yield a line per logbook as it finishes, then a summary line.
@@ -35,6 +38,10 @@ def reproduce_pr(
     The fetch writes the PR's logbook files into ``into``, a new folder outside the
     checkout ``repo`` (for ``all``, a temporary one by default); the run stage
     re-runs them from there, never from the checkout.
+
+    ``pr`` may be None in the run stage: the fetch stage's note names it (the run
+    stage has no token to ask, and checks the note is for ``sha``). ``only_auto``
+    re-runs only the logbooks CI re-runs by itself (``autorerun.plan_for``: cpu).
     """
     from ..reproduce import describe_record, reproduce_logbook
 
@@ -49,11 +56,22 @@ def reproduce_pr(
             )
         into = Path(tempfile.mkdtemp(prefix="reproaudit-pr-")) / "files"
     if stage in ("all", "fetch"):
+        if pr is None:
+            raise ReproauditError("the fetch stage needs the pull request number (--pr or --event)")
         books = fetch_for_rerun(GitHub.from_env(), repo_name, pr, sha, repo, into)
         if stage == "fetch":
             yield f"{len(books)} logbook(s) fetched at {sha[:12]} into {into}"
             return
+    if pr is None:
+        pr = fetched_pr(into)
     books = fetched_logbooks(into, pr, sha)
+    if only_auto:
+        corpus = Corpus(into)
+        plans = [plan_for(p, lb, corpus.logbook(p, lb)) for p, lb in books]
+        for plan in plans:
+            if plan.kind != "auto":
+                yield f"{plan.name}: not re-run here: {plan.why.replace('`', '')}"
+        books = [(p.paper, p.logbook) for p in plans if p.kind == "auto"]
     api = None
     if backend == "hf-jobs":  # its client keeps the token; no contributor code runs here
         from huggingface_hub import HfApi
@@ -75,3 +93,16 @@ def reproduce_pr(
         failed += record.status != "passed"
         yield f"{paper_id}/{logbook_id}: {describe_record(record)}"
     yield f"{len(books)} logbook(s) re-run, {failed} not passed"
+
+
+def fetched_pr(into: Path) -> int:
+    """The pull request the fetch stage's note is for (checked against the SHA next)."""
+    import json
+
+    try:
+        return int(json.loads((Path(into) / FETCHED).read_text(encoding="utf-8"))["pr"])
+    except (OSError, ValueError, KeyError, TypeError):
+        raise ReproauditError(
+            f"{Path(into) / FETCHED}: no fetched logbooks here",
+            "run `reproaudit ci reproduce-pr --stage fetch` first",
+        ) from None

@@ -20,7 +20,7 @@ def load_artifact_file(path: Path, pr: int, sha: str):  # -> report.Artifact
     return load_artifact(raw, pr=pr, head_sha=sha)
 
 
-def dispatch_for(outcome: Path, payload: Path, ref: str) -> str:
+def dispatch_for(outcome: Path, payload: Path, ref: str, default_backend: str = "local") -> str:
     """``ci dispatch``: start reproduce.yml for the approved command of ``outcome``."""
     from .commands import parse_event
     from .flow import dispatch_run, read_outcome
@@ -29,4 +29,11 @@ def dispatch_for(outcome: Path, payload: Path, ref: str) -> str:
         event = parse_event(read_json(payload))
     except ArtifactError as exc:
         raise exc.at(payload) from None
-    return dispatch_run(GitHub.from_env(), event.repo, ref, read_outcome(outcome), event.number)
+    return dispatch_run(
+        GitHub.from_env(),
+        event.repo,
+        ref,
+        read_outcome(outcome),
+        event.number,
+        default_backend=default_backend,
+    )

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 PREFIX = "<!-- reproaudit:sticky "
 SUFFIX = " -->\n"
-ORDER = ("report", "llm")  # the sections, top to bottom
+ORDER = ("report", "reruns", "llm", "authors")  # the sections, top to bottom
 VERSION = 1
 LEGACY = ("<!-- reproaudit:report", "<!-- reproaudit:llm")  # the two comments before this one
 

@@ -71,7 +71,6 @@ def store_reruns(
     repo: Path,
     *,
     git_dir: Path,
-    team: str | None = None,
 ) -> StoreReport:
     """Validate the artifact's records against the PR at ``sha`` and store the good ones.
 
@@ -79,7 +78,7 @@ def store_reruns(
     objects); ``repo`` is where ``reruns/`` is written.
     """
     verify_head(github, repo_name, pr, sha)
-    pulled = rule_pull(github, repo_name, pr, sha, git_dir, team)
+    pulled = rule_pull(github, repo_name, pr, sha, git_dir)
     refusal = pulled.refusal()
     changed = {_key(rel) for rel in pulled.logbooks()}
     report = StoreReport()

@@ -37,14 +37,6 @@ payload_option = click.option(
     help="The issue_comment event (GITHUB_EVENT_PATH).",
 )
 
-team_option = click.option(
-    "--team",
-    envvar="REPROAUDIT_MAINTAINERS_TEAM",
-    metavar="ORG/TEAM",
-    help="Members of this team are maintainers too [env: REPROAUDIT_MAINTAINERS_TEAM].",
-)
-
-
 def _event_or_pr(event: Path | None, pr: int | None, sha: str | None) -> None:
     if event is None and (pr is None or sha is None):
         raise click.UsageError("give --event, or both --pr and --sha")
@@ -58,18 +50,47 @@ def ci() -> None:
 @ci.command("command")
 @payload_option
 @click.option("--dry-run", is_flag=True, help="Send nothing but GETs; write nothing.")
+@click.option(
+    "--offline",
+    is_flag=True,
+    help="No network at all: decide from the payload and --repo, a local clone of the pull "
+    "request (HEAD is its head); print what the real run would do.",
+)
+@click.option(
+    "--base",
+    metavar="REF",
+    help="With --offline: the default branch in the clone [default: origin/<default branch>].",
+)
+@click.option(
+    "--default-backend",
+    type=click.Choice(["local", "hf-jobs"]),
+    default="local",
+    show_default=True,
+    help="With --offline: where /reproduce would run when it names no backend.",
+)
 @repo_option
-def ci_command(payload: Path, dry_run: bool, repo: Path) -> None:
+def ci_command(
+    payload: Path, dry_run: bool, offline: bool, base: str | None, default_backend: str, repo: Path
+) -> None:
     """Decide and carry out a slash command from a PR comment; print it as JSON.
 
     A refusal is a handled event (exit 0): the JSON says why, and the reply says it in the thread.
+
+    Example: reproaudit ci command --payload event.json --offline --base origin/main
     """
     import json
 
     from ..ci.commands import handle_comment
 
-    outcome = handle_comment(payload, repo, dry_run=dry_run)
-    click.echo(json.dumps(outcome.to_json(), indent=2))
+    if base and not offline:
+        raise click.UsageError("--base goes with --offline")
+    outcome = handle_comment(payload, repo, dry_run=dry_run, offline=offline, base=base)
+    data = outcome.to_json()
+    if offline:
+        from ..ci.offline import CAVEATS, describe
+
+        data |= {"offline": True, "would": describe(data, default_backend), "caveats": CAVEATS}
+    click.echo(json.dumps(data, indent=2))
 
 
 @ci.command("validate-pr")
@@ -139,7 +160,6 @@ def ci_validate_pr(
     type=click.Path(file_okay=False, path_type=Path),
     help="A clone to compare the base and head trees in (fetching them as objects only).",
 )
-@team_option
 def ci_report(
     artifact: Path,
     event: Path | None,
@@ -148,7 +168,6 @@ def ci_report(
     repo_name: str | None,
     post: bool,
     git_dir: Path | None,
-    team: str | None,
 ) -> None:
     """Check the result artifact (untrusted) and render the PR report, or --post it."""
     from ..ci.events import pr_target
@@ -164,7 +183,7 @@ def ci_report(
     if not post:
         click.echo(render_comment(checked), nl=False)
         return
-    result = publish_report(checked, github=github, repo=repo_name, repo_dir=git_dir, team=team)
+    result = publish_report(checked, github=github, repo=repo_name, repo_dir=git_dir)
     click.echo(
         f"{'updated' if result['updated'] else 'posted'} the report on PR {checked.pr} "
         f"({'valid' if result['ok'] else 'problems'})"
@@ -224,11 +243,18 @@ def ci_judge_pr(
 )
 @payload_option
 @click.option("--ref", default="main", show_default=True, help="Branch whose workflow runs.")
-def ci_dispatch(outcome: Path, payload: Path, ref: str) -> None:
+@click.option(
+    "--default-backend",
+    type=click.Choice(["local", "hf-jobs"]),
+    default="local",
+    show_default=True,
+    help="Where /reproduce runs when it names no backend (vars.REPROAUDIT_REPRODUCE_BACKEND).",
+)
+def ci_dispatch(outcome: Path, payload: Path, ref: str, default_backend: str) -> None:
     """Start reproduce.yml for an approved /reproduce or /rejudge."""
     from ..ci.steps import dispatch_for
 
-    click.echo(dispatch_for(outcome, payload, ref))
+    click.echo(dispatch_for(outcome, payload, ref, default_backend))
 
 
 @ci.command("push")
@@ -249,6 +275,13 @@ def ci_dispatch(outcome: Path, payload: Path, ref: str) -> None:
     help="Where to open a pull request when the branch refuses the change.",
 )
 @click.option("--fallback-branch", help="Its branch [default: reproaudit/<kind>-<run id>].")
+@click.option(
+    "--dispatch",
+    "dispatch_workflow",
+    metavar="WORKFLOW",
+    help="After a push, start this workflow (e.g. site.yml) on the branch: GitHub starts "
+    "no workflow for a push made with GITHUB_TOKEN.",
+)
 @repo_option
 def ci_push(
     kind: str,
@@ -258,6 +291,7 @@ def ci_push(
     branch: str,
     repo_name: str | None,
     fallback_branch: str | None,
+    dispatch_workflow: str | None,
     repo: Path,
 ) -> None:
     """Commit a review, re-run records or verdicts to the branch: fetch, re-apply, retry.
@@ -266,6 +300,9 @@ def ci_push(
     never lose either change; what the branch refuses goes to a pull request.
     """
     from ..ci.push import push_from
+
+    if dispatch_workflow and not repo_name:
+        raise click.UsageError("--dispatch needs --repo-name OWNER/NAME")
 
     result = push_from(
         kind,
@@ -283,12 +320,19 @@ def ci_push(
         return
     where = f" ({result.url})" if result.url else ""
     click.echo(f"{result.status} after {result.attempts} attempt(s): {result.message}{where}")
+    if dispatch_workflow and result.status == "pushed":
+        from ..ci.flow import dispatch_workflow as start
+        from ..ci.github import GitHub
+
+        assert repo_name is not None
+        click.echo(start(GitHub.from_env(), repo_name, dispatch_workflow, branch))
 
 
 @ci.command("reproduce-pr")
 @repo_name_option
-@pr_option(required=True)
-@sha_option(required=True)
+@event_option
+@pr_option()
+@sha_option()
 @backend_option
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
 @sandbox_option
@@ -306,30 +350,59 @@ def ci_push(
     help="A new folder outside the checkout for the PR's logbook files (fetch creates it, "
     "run reads it); required with --stage fetch or run [all: a temporary folder].",
 )
+@click.option(
+    "--auto",
+    "only_auto",
+    is_flag=True,
+    help="Re-run only the logbooks CI re-runs by itself (hardware cpu); say why for the rest.",
+)
 @repo_option
 def ci_reproduce_pr(
     repo_name: str,
-    pr: int,
-    sha: str,
+    event: Path | None,
+    pr: int | None,
+    sha: str | None,
     backend: str,
     out: Path,
     sandbox: str | None,
     stage: str,
     into: Path | None,
+    only_auto: bool,
     repo: Path,
 ) -> None:
     """Re-run every logbook of a PR at the approved commit (fetched from git objects into
     a new folder of its own, never the checkout; no secrets while it runs).
 
     No token is in the environment while contributor code runs: the workflow runs
-    `--stage fetch` with the token and `--stage run` without it.
+    `--stage fetch` with the token and `--stage run` without it. With `--event` (a
+    workflow_run event of validate), the PR and head come from the event; the run stage
+    then reads the PR number from what the fetch stage wrote, and needs no network.
     """
+    from ..ci.events import head_of_workflow_run, pr_target
     from ..ci.rerun_pr import reproduce_pr
 
+    _event_or_pr(event, pr, sha)
+    if event is not None and stage == "run":
+        number, head = None, head_of_workflow_run(event)
+    elif event is not None:
+        from ..ci.github import GitHub
+
+        number, head = pr_target(GitHub.from_env(), event, None, None)
+    else:
+        assert pr is not None and sha is not None
+        number, head = pr, sha
     lines = reproduce_pr(
-        repo, repo_name, pr, sha, backend=backend, out=out, sandbox=sandbox, stage=stage,
+        repo,
+        repo_name,
+        number,
+        head,
+        backend=backend,
+        out=out,
+        sandbox=sandbox,
+        stage=stage,
+        only_auto=only_auto,
         into=into,
-    )  # fmt: skip
+    )
     for line in lines:
         click.echo(line)
 
@@ -342,8 +415,12 @@ def ci_reproduce_pr(
     help="The downloaded re-run artifact (untrusted): <paper>/<logbook>/{run,outputs}.json.",
 )
 @repo_name_option
-@pr_option(required=True)
-@sha_option(required=True)
+@event_option
+@pr_option()
+@sha_option()
+@click.option(
+    "--post", is_flag=True, help="Also say in the PR's bot comment what was stored and refused."
+)
 @repo_option
 @click.option(
     "--git",
@@ -352,29 +429,34 @@ def ci_reproduce_pr(
     required=True,
     help="A clone to read the approved commit's trees in (fetching it as objects only).",
 )
-@team_option
 def ci_store_reruns(
     artifact: Path,
     repo_name: str,
-    pr: int,
-    sha: str,
+    event: Path | None,
+    pr: int | None,
+    sha: str | None,
+    post: bool,
     repo: Path,
     git_dir: Path,
-    team: str | None,
 ) -> None:
     """Store the re-run records of a PR's logbooks under reruns/, refusing anything else.
 
     Only when the PR passes the ownership rule, for the logbooks it changes, and when each
-    record binds those logbooks' bytes, write-up, code tree and requirements at --sha.
+    record binds those logbooks' bytes, write-up, code tree and requirements at the head.
     """
+    from ..ci.autorerun import post_store_report
+    from ..ci.events import pr_target
     from ..ci.github import GitHub
     from ..ci.store import store_reruns
 
-    report = store_reruns(
-        GitHub.from_env(), repo_name, pr, sha, artifact, repo, git_dir=git_dir, team=team
-    )
+    _event_or_pr(event, pr, sha)
+    github = GitHub.from_env()
+    number, head = pr_target(github, event, pr, sha)
+    report = store_reruns(github, repo_name, number, head, artifact, repo, git_dir=git_dir)
     for line in report.lines():
         click.echo(line)
+    if post:
+        post_store_report(github, repo_name, number, head, report, repo)
     raise SystemExit(1 if report.refused else 0)
 
 

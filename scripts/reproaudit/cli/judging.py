@@ -101,9 +101,15 @@ def check(logbook: Path, rerun: bool | None, fmt: str, sandbox: str | None, repo
     """
     from ..check import check_logbook
     from ..ci.report import render_markdown
-    from ..report_text import render_terminal
+    from ..report_text import live_line, render_terminal
 
-    result = check_logbook(repo, logbook, rerun=rerun, sandbox=sandbox, here=Path.cwd())
+    live = None
+    if sys.stderr.isatty():  # a live line while the local re-run runs; never in logs
+
+        def live(label: str, timeout_s: float):
+            return live_line(sys.stderr, label, timeout_s)
+
+    result = check_logbook(repo, logbook, rerun=rerun, sandbox=sandbox, here=Path.cwd(), live=live)
     if fmt == "markdown":
         click.echo(render_markdown(result.report), nl=False)
     else:

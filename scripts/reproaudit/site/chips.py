@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from markupsafe import Markup, escape
 
@@ -24,12 +25,23 @@ class Chips:
     def _meaning(self, anchor: str) -> str:
         return f"{self.link(words.MEANING_URL)}#{anchor}"  # site paths need no escaping
 
-    def verdict(self, v: str | None, review: str | None = None, state: str | None = None) -> Markup:
+    def verdict(
+        self,
+        v: str | None,
+        review: str | None = None,
+        state: str | None = None,
+        answer: Any = None,
+    ) -> Markup:
+        """A verdict chip; ``answer`` (the authors' latest answer, a ``Review``) follows a
+        falsification: "falsified, disputed by the authors", dated, with the fix's link."""
+        stance = answer.stance if answer is not None and v == "falsified" else None
         if not v:
             out = '<span class="ra-chip ra-chip--none">no verdict</span>'
         else:
             review_class = " ra-chip--review" if state == "under_review" else ""
-            text = "falsified, under review" if state == "under_review" else v
+            text = words.with_answer(
+                "falsified, under review" if state == "under_review" else v, stance
+            )
             out = (
                 f'<a class="ra-chip ra-chip--{escape(v)}{review_class}" '
                 f'href="{self._meaning("verdict-" + escape(v))}">{escape(text)}</a>'
@@ -37,6 +49,10 @@ class Chips:
         if review:
             word = "confirmed" if review == "confirm" else "rejected"
             out += f' <span class="ra-note">(maintainer: {word})</span>'
+        if stance:
+            link = answer.link if stance == "fixed" else None
+            fix = f', <a href="{escape(link)}" rel="nofollow">the fix</a>' if link else ""
+            out += f' <span class="ra-note">(authors, {self.when(answer.at)}{fix})</span>'
         return Markup(out)
 
     def fold(self, v: str) -> Markup:

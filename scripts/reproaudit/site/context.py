@@ -16,7 +16,7 @@ from typing import Any
 
 from ..fold import BUCKETS, CLAIM_FOLDS, stats
 from ..judge.rules import resolve_pointer
-from ..models import Claim, Target, VerdictFile
+from ..models import Claim, Review, Target, VerdictFile
 from ..problems import human_size
 from .cite import cite_paper
 from .data import Key, SiteData
@@ -34,7 +34,7 @@ from .pages import (
     PaperPage,
     RunView,
 )
-from .words import OUTCOMES, outcome_label
+from .words import OUTCOMES, outcome_label, with_answer
 
 FEED_SIZE = 50
 NEWEST = 15
@@ -125,18 +125,43 @@ def has_unconfirmed_falsification(data: SiteData, paper_id: str) -> bool:
     )
 
 
+def latest_answers(data: SiteData, paper_id: str) -> dict[tuple[str, str], Review]:
+    """The authors' latest answer (``/author``) per (logbook, claim) of a paper."""
+    memo = data.memo.setdefault("answers", {})
+    if paper_id not in memo:
+        answers: dict[tuple[str, str], Review] = {}
+        for review in sorted(data.reviews.get(paper_id, []), key=lambda r: r.at):
+            if review.kind == "author_response":
+                answers[(review.logbook, review.claim)] = review
+        memo[paper_id] = answers
+    return memo[paper_id]
+
+
+def paper_answer(data: SiteData, paper_id: str) -> Review | None:
+    """The latest authors' answer on a falsification that counts in the paper's outcome."""
+    answers = latest_answers(data, paper_id)
+    found = [
+        answers[(row.logbook, row.claim)]
+        for row in data.rows_of(paper_id)
+        if row.counted and row.verdict == "falsified" and (row.logbook, row.claim) in answers
+    ]
+    return max(found, key=lambda r: r.at) if found else None
+
+
 def outcome_text(data: SiteData, paper_id: str) -> str:
-    """The paper's outcome as readers (and its badge) see it: 'falsified, under review'."""
+    """The paper's outcome as readers (and its badge and feeds) see it:
+    'falsified, under review', 'falsified, disputed by the authors'."""
     bucket = data.bucket_of.get(paper_id, "untested")
     label = outcome_label(bucket)
-    if bucket in ("falsified", "mixed", "contested") and has_unconfirmed_falsification(
-        data, paper_id
-    ):
-        label += ", under review"
+    if bucket in ("falsified", "mixed", "contested"):
+        if has_unconfirmed_falsification(data, paper_id):
+            label += ", under review"
+        answer = paper_answer(data, paper_id)
+        label = with_answer(label, answer.stance if answer else None)
     return label
 
 
-def _cell(row: Any) -> Cell:
+def _cell(row: Any, answer: Review | None = None) -> Cell:
     review = row.review if isinstance(row.review, str) else None  # NaN when none
     return Cell(
         state=review_state(row.verdict, review),
@@ -146,6 +171,7 @@ def _cell(row: Any) -> Cell:
         flags=list(row.flags),
         evidence=row.evidence,
         counted=bool(row.counted),
+        answer=answer if row.verdict == "falsified" else None,
     )
 
 
@@ -154,8 +180,9 @@ def paper_context(data: SiteData, paper_id: str) -> PaperPage:
     meta = paper.paper
     keys = data.logbooks_of(paper_id)
     cells: dict[tuple[str, str], Cell] = {}
+    answers = latest_answers(data, paper_id)
     for row in data.rows_of(paper_id):
-        cells[(row.logbook, row.claim)] = _cell(row)
+        cells[(row.logbook, row.claim)] = _cell(row, answers.get((row.logbook, row.claim)))
     folds = data.claim_folds_of(paper_id)
     reviews = data.reviews.get(paper_id, [])
     by_claim: dict[str, list] = defaultdict(list)
@@ -230,6 +257,9 @@ def paper_context(data: SiteData, paper_id: str) -> PaperPage:
         badge=badge_path(paper_id),
         site_url=data.site_url,
         cite=cite_paper(meta, absolute_url(data, paper_url(paper_id))),
+        answer=paper_answer(data, paper_id)
+        if data.bucket_of.get(paper_id) in ("falsified", "mixed", "contested")
+        else None,
     )
 
 
@@ -314,6 +344,13 @@ def _github_file(data: SiteData, path: str, tree: bool = False) -> str | None:
     return f"{data.repo_url}/{'tree' if tree else 'blob'}/{data.commit or 'HEAD'}/{path}"
 
 
+def _github_history(data: SiteData, path: str) -> str | None:
+    """GitHub's list of the commits that touched ``path``; each names its pull request."""
+    if not data.repo_url or "github.com" not in data.repo_url:
+        return None
+    return f"{data.repo_url}/commits/{data.commit or 'HEAD'}/{path}"
+
+
 def logbook_context(data: SiteData, key: Key) -> LogbookPage:
     book = data.logbooks[key]
     paper = data.papers[key[0]]
@@ -344,6 +381,9 @@ def logbook_context(data: SiteData, key: Key) -> LogbookPage:
                 votes=item.votes if item else None,
                 measurements=_measurements(result, rerun),
                 sweep_rerun=_sweep_rerun(result, rerun),
+                answer=latest_answers(data, key[0]).get((key[1], claim.id))
+                if shown == "falsified"
+                else None,
             )
         )
     code = book.code
@@ -385,6 +425,7 @@ def logbook_context(data: SiteData, key: Key) -> LogbookPage:
             code=code_url,
             verdict=_github_file(data, f"verdicts/{key[0]}/{key[1]}.yaml") if verdict else None,
             pull_request=data.pull_requests.get(key),
+            history=_github_history(data, f"logbooks/{key[0]}/{key[1]}.yaml"),
         ),
         commit=data.commit,
         cite=cite_verdict(data, key) if verdict else None,
@@ -486,7 +527,17 @@ def _entry(data: SiteData, key: Key, verdict: VerdictFile) -> dict[str, Any]:
         Counter(r.verdict for r in rows) if rows else Counter(c.verdict for c in verdict.claims)
     )
     review = sum(1 for r in rows if review_state(r.verdict, r.review) == "under_review")
-    labels = {"falsified": "falsified, under review" if review else "falsified"}
+    answers = latest_answers(data, key[0])
+    answered = [
+        answers[(key[1], r.claim)]
+        for r in rows
+        if r.verdict == "falsified" and (key[1], r.claim) in answers
+    ]
+    answer = max(answered, key=lambda r: r.at) if answered else None
+    falsified = with_answer(
+        "falsified, under review" if review else "falsified", answer.stance if answer else None
+    )
+    labels = {"falsified": falsified}
     return {
         "paper": key[0],
         "title": data.papers[key[0]].paper.title,
@@ -501,6 +552,9 @@ def _entry(data: SiteData, key: Key, verdict: VerdictFile) -> dict[str, Any]:
         "labels": {v: labels.get(v, v) for v in ("verified", "falsified", "toy", "inconclusive")},
         "under_review": review,
         "stale": key in data.stale,
+        "answer": answer,  # the authors' latest answer on one of its falsifications
+        # a feed entry is updated when the authors answer
+        "updated": max(verdict.judged_at, answer.at) if answer else verdict.judged_at,
     }
 
 

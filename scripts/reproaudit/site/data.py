@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
+from ..changes import pull_numbers
 from ..fold import fold_all
 from ..judge.inputs import load_json
 from ..judge.run import is_stale
@@ -208,6 +209,13 @@ def load_site_data(
             record = load_rerun(corpus, runs / key[0] / key[1])
             if record is not None:
                 data.reruns[key] = record
+    if data.repo_url and "github.com" in data.repo_url:
+        # the pull request that added each logbook, from the merge or squash commit's subject
+        numbers = pull_numbers(root)
+        for key in logbooks:
+            number = numbers.get(f"logbooks/{key[0]}/{key[1]}.yaml")
+            if number is not None:
+                data.pull_requests[key] = f"{data.repo_url}/pull/{number}"
     for paper_id, items in reviews.items():
         for review in items:
             if review.link and _PULL.match(review.link):

@@ -25,6 +25,7 @@ class Cell:
     flags: list[str]
     evidence: str
     counted: bool  # False: superseded by a later logbook of the same contributor
+    answer: Review | None = None  # the authors' latest answer on this falsification
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,7 @@ class PaperPage:
     badge: str
     site_url: str | None
     cite: PaperCitation
+    answer: Review | None = None  # the authors' latest answer on a counted falsification
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,7 @@ class ClaimResult:
     votes: Votes | None
     measurements: list[dict[str, Any]]
     sweep_rerun: list[tuple[Any, Any]] | None
+    answer: Review | None = None  # the authors' latest answer on this falsification
 
 
 @dataclass(frozen=True)
@@ -160,6 +163,7 @@ class LogbookLinks:
     code: str | None
     verdict: str | None
     pull_request: str | None
+    history: str | None = None  # the logbook's commits on GitHub, each linking its PR
 
 
 @dataclass(frozen=True)

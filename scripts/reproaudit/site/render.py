@@ -493,7 +493,7 @@ def atom_feed(data: SiteData, site_name: str, paper_id: str | None = None) -> by
         entries = ctx.paper_feed_entries(data, paper_id)
         title = f"{site_name}: verdicts on {data.papers[paper_id].paper.title}"
         path, home = ctx.paper_feed_path(paper_id), ctx.paper_url(paper_id)
-    updated = max((e["judged_at"] for e in entries), default=data.generated_at)
+    updated = max((e["updated"] for e in entries), default=data.generated_at)
 
     def sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
         node = ET.SubElement(parent, f"{{{ns}}}{tag}", attrs)
@@ -513,11 +513,17 @@ def atom_feed(data: SiteData, site_name: str, paper_id: str | None = None) -> by
         counts = ", ".join(f"{n} {e['labels'][v]}" for v, n in e["counts"].items() if n)
         sub(entry, "title", f"{e['title']}: logbook {e['logbook']} ({counts})")
         sub(entry, "id", f"urn:reproaudit:{e['paper']}:{e['logbook']}:{_iso(e['judged_at'])}")
-        sub(entry, "updated", _iso(e["judged_at"]))
+        sub(entry, "updated", _iso(e["updated"]))
         sub(entry, "link", href=absolute(e["url"]))
         entry_author = sub(entry, "author")
         sub(entry_author, "name", e["contributor"])
-        sub(entry, "summary", f"Judged {counts} for {e['title']} ({e['paper']}) by {e['judge']}.")
+        summary = f"Judged {counts} for {e['title']} ({e['paper']}) by {e['judge']}."
+        answer = e["answer"]
+        if answer is not None:
+            phrase = words.AUTHOR_ANSWERS[answer.stance]
+            fix = f" (the fix: {answer.link})" if answer.stance == "fixed" and answer.link else ""
+            summary += f" {answer.claim} {phrase} on {answer.at:%Y-%m-%d}{fix}."
+        sub(entry, "summary", summary)
     return ET.tostring(feed, encoding="utf-8", xml_declaration=True)
 
 
