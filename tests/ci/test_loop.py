@@ -142,15 +142,16 @@ def test_a_cpu_logbook_is_rerun_and_stored_with_no_maintainer_command(
 
     # rerun.yml, job "rerun": fetch with the token, then run without it
     job = checkout(origin, tmp_path / "rerun-job")
+    into = tmp_path / "pr-files"  # $RUNNER_TEMP/pr-files: outside the checkout
     fetched = run(
         "ci", "reproduce-pr", "--stage", "fetch", "--auto", "--event", str(event),
-        "--repo-name", repo, "--out", str(out), "--repo", str(job),
+        "--repo-name", repo, "--out", str(out), "--repo", str(job), "--into", str(into),
     )  # fmt: skip
-    assert fetched.strip() == f"2 logbook(s) fetched at {HEAD[:12]}"
+    assert fetched.strip() == f"2 logbook(s) fetched at {HEAD[:12]} into {into}"
     ran = run(
         "ci", "reproduce-pr", "--stage", "run", "--auto", "--event", str(event),
         "--repo-name", repo, "--backend", "local", "--sandbox", "bwrap",
-        "--out", str(out), "--repo", str(job),
+        "--out", str(out), "--repo", str(job), "--into", str(into),
         env={"GITHUB_TOKEN": None, "GITHUB_API_URL": "http://127.0.0.1:9"},
     )  # fmt: skip
     lines = ran.splitlines()
@@ -175,7 +176,7 @@ def test_a_cpu_logbook_is_rerun_and_stored_with_no_maintainer_command(
     checked = tmp_path / "checked"
     stored = run(
         "ci", "store-reruns", "--artifact", str(out), "--repo-name", repo,
-        "--event", str(event), "--repo", str(checked), "--post",
+        "--event", str(event), "--repo", str(checked), "--git", str(store_job), "--post",
     )  # fmt: skip
     assert "stored reruns/Kp4rT9vQ2x/zed-paging-1" in stored
     pushed = run(
@@ -239,6 +240,7 @@ def test_a_gpu_logbook_is_not_run_by_the_automatic_job(
     out = tmp_path / "artifact"
     job = checkout(origin, tmp_path / "rerun-job")
     common = ["--event", str(event), "--repo-name", github_api.repo, "--out", str(out)]
+    common += ["--into", str(tmp_path / "pr-files")]
     run("ci", "reproduce-pr", "--stage", "fetch", "--auto", *common, "--repo", str(job))
     ran = run("ci", "reproduce-pr", "--stage", "run", "--auto", *common, "--repo", str(job))
     assert ran.splitlines()[-1] == "0 logbook(s) re-run, 0 not passed"
@@ -257,13 +259,15 @@ def test_a_run_stage_refuses_a_fetch_for_another_head(
     run(
         "ci", "reproduce-pr", "--stage", "fetch", "--auto", "--event", str(event),
         "--repo-name", github_api.repo, "--out", str(out), "--repo", str(job),
+        "--into", str(tmp_path / "pr-files"),
     )  # fmt: skip
     other = tmp_path / "other.json"
     other.write_text(json.dumps(payloads.workflow_run_event(head="1" * 40, number=PR)))
     result = CliRunner().invoke(
         cli,
         ["ci", "reproduce-pr", "--stage", "run", "--auto", "--event", str(other),
-         "--repo-name", github_api.repo, "--out", str(out), "--repo", str(job)],
+         "--repo-name", github_api.repo, "--out", str(out), "--repo", str(job),
+         "--into", str(tmp_path / "pr-files")],
     )  # fmt: skip
     assert result.exit_code == 1
     assert "no fetched logbooks of pull request 7 at 111111111111 here" in result.output
