@@ -375,6 +375,11 @@ class PaperFile(Model):
     def claim(self, claim_id: str) -> Claim | None:
         return next((c for c in self.claims if c.id == claim_id), None)
 
+    @property
+    def is_draft(self) -> bool:
+        """A machine draft no maintainer has reviewed: no verdict counts are published for it."""
+        return self.review is not None and self.review.status == "draft"
+
 
 # --- logbook ----------------------------------------------------------------
 

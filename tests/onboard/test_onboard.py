@@ -167,3 +167,44 @@ def test_arxiv_first_and_spaced(env, tmp_path: Path) -> None:
         assert all(b - a >= 0.29 for a, b in zip(times, times[1:]))
         doc = yaml.safe_load((repo / "claims/colt2026/A1.yaml").read_text())
         assert doc["paper"]["links"]["arxiv"] == "2601.00001"
+
+
+def test_task_brief_has_the_abstract_and_the_text(env, tmp_path: Path) -> None:
+    repo, cache, fake = env
+    with OpenReviewStub(VENUE_ID, 2) as stub:
+        assert run_openreview(repo, cache, stub).exit_code == 0
+    runner = CliRunner()
+    brief = runner.invoke(cli, ["task", "P00001x", "--repo", str(repo), "--cache", str(cache)])
+    assert brief.exit_code == 0, brief.output
+    assert "## Abstract\n\nWe study fast sampling.\nPaper number 1." in brief.output
+    assert "- Claims: a machine draft no maintainer has reviewed yet" in brief.output
+    assert f"- The paper's text (cached): {cache}/text/" in brief.output
+    assert "> Our sampler reaches an accuracy of 91.5 percent on the benchmark." in brief.output
+    data = json.loads(runner.invoke(
+        cli, ["task", "P00001x", "--json", "--repo", str(repo), "--cache", str(cache)]).output)
+    assert data["paper"]["abstract"].startswith("We study fast sampling.")
+    assert data["text"]["cached"].startswith(f"{cache}/text/") and data["review"] == "draft"
+    text = runner.invoke(cli, ["task", "P00001x", "--text", "--repo", str(repo), "--cache", str(cache)])
+    assert text.exit_code == 0 and "Paper P00001x (version 1)" in text.output
+
+
+def test_task_text_fetches_once_then_reads_the_cache(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    paper = repo / "claims/colt2026/A1.yaml"
+    paper.parent.mkdir(parents=True)
+    with ArxivStub() as arxiv:
+        arxiv.papers["2601.00001"] = text_pdf(paper_lines("A1"))
+        paper.write_text(
+            "paper:\n  id: A1\n  title: T\n  venue: COLT 2026\n"
+            '  links: {arxiv: "2601.00001"}\nclaims_version: 1\nclaims: []\n'
+        )
+        args = ["task", "A1", "--text", "--repo", str(repo), "--cache", str(tmp_path / "c"),
+                "--arxiv-url", arxiv.url]
+        runner = CliRunner()
+        brief = runner.invoke(cli, args[:2] + args[3:])
+        assert "not cached; `reproaudit task A1 --text` fetches and prints it" in brief.output
+        for _ in range(2):
+            result = runner.invoke(cli, args)
+            assert result.exit_code == 0, result.output
+            assert "Paper A1 (version 1)" in result.output
+        assert arxiv.count("/pdf/") == 1

@@ -125,4 +125,36 @@ def onboard_list(
         http.close()
 
 
-__all__ = ["Hosts", "Options", "Problem", "Progress", "Result", "onboard_list", "onboard_openreview"]
+def paper_text(
+    root: Path, paper_id: str, cache: Path, *, hosts: Hosts = Hosts()
+) -> tuple[str, Path, int]:
+    """(text, where it is cached, requests sent) for ``task --text``: fetched once, then cached."""
+    from ..repo import Corpus
+    from ..scaffold import _require_paper
+    from .fetch import FetchError, TextCache, cached_text_path, fetch_text, record_of
+
+    paper = _require_paper(Corpus(root), paper_id)
+    store = TextCache(cache)
+    record = record_of(paper.paper)
+    known = paper.review.text_sha256 if paper.review else None
+    where = cached_text_path(store, record, known, hosts.arxiv_url)
+    if where is not None:
+        return where.read_text(encoding="utf-8"), where, 0
+    if not (record.arxiv or record.pdf):
+        raise SettingError(
+            f"paper {paper_id} has no arXiv id and no PDF link, so its text cannot be fetched",
+            "add links.arxiv or links.pdf to its paper file",
+        )
+    halt = Halt()
+    http = _polite(hosts, halt)
+    try:
+        got = fetch_text(record, store, http, arxiv_url=hosts.arxiv_url)
+    except FetchError as exc:
+        raise SettingError(f"cannot fetch the text of {paper_id}: {exc}") from None
+    finally:
+        http.close()
+    return got.text, store.text_path(got.text_sha256), got.requests
+
+
+__all__ = ["Hosts", "Options", "Problem", "Progress", "Result", "onboard_list", "onboard_openreview",
+           "paper_text"]

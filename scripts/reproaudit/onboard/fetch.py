@@ -170,3 +170,24 @@ def fetch_text(
     if not failures:
         failures.append("no arXiv id and no PDF URL")
     raise FetchError("; ".join(failures))
+
+
+def record_of(meta: object) -> PaperRecord:
+    """The fetchable part of a paper file's metadata (its arXiv id and PDF link)."""
+    links = getattr(meta, "links")  # noqa: B009 (a PaperMeta, typed loosely to avoid a cycle)
+    return PaperRecord(id=getattr(meta, "id"), title="", origin="paper file",  # noqa: B009
+                       arxiv=links.arxiv, pdf=links.pdf)
+
+
+def cached_text_path(
+    cache: TextCache, record: PaperRecord, text_sha256: str | None, arxiv_url: str
+) -> Path | None:
+    """Where the paper's text is in the cache, without any request; None when it is not there."""
+    if text_sha256 and cache.text_path(text_sha256).is_file():
+        return cache.text_path(text_sha256)
+    for url in sources_of(record, arxiv_url):
+        info = cache.url_info(url)
+        known = cache.pdf_text_sha(info["pdf_sha256"]) if info else None
+        if known:
+            return cache.text_path(known)
+    return None

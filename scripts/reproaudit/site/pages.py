@@ -118,6 +118,7 @@ class PaperPage:
     discrepancies: list[Discrepancy]
     badge: str
     site_url: str | None
+    draft: bool = False  # claims not reviewed yet: listed apart, no verdict counts
 
 
 @dataclass(frozen=True)
