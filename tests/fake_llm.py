@@ -40,8 +40,8 @@ import re
 import sys
 import threading
 import unicodedata
-from http.server import BaseHTTPRequestHandler
 from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 try:  # imported as tests.fake_llm, or run as a script by the benchmark

@@ -19,7 +19,7 @@ import json
 import re
 import threading
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -58,7 +58,10 @@ def text_pdf(lines: list[str]) -> bytes:
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     for offset in offsets:
         out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
     return bytes(out)
 
 
@@ -81,27 +84,52 @@ def extract_reply(user: str) -> str:
     claims: list[dict[str, Any]] = []
     if accuracy:
         line = next(x for x in text.splitlines() if "accuracy of" in x)
-        claims.append({
-            "quote": line.strip(),
-            "statement": f"The sampler reaches {accuracy.group(1)}% accuracy on the benchmark.",
-            "anchor": "Table 1", "kind": "empirical",
-            "target": {"metric": "accuracy", "form": "at_least", "value": float(accuracy.group(1)),
-                       "unit": "percent", "per": None, "tolerance": {"abs": 0.5}},
-        })
-    claims.append({
-        "quote": "Sampling is 8 times faster than the teacher model",
-        "statement": "One-step sampling is 8x faster than the teacher.",
-        "anchor": "Table 2", "kind": "efficiency",
-    })
-    claims.append({  # invented: not in the paper, must be dropped
-        "quote": "We prove that our sampler is optimal for every dataset.",
-        "statement": "The sampler is optimal.", "anchor": "Theorem 1", "kind": "theoretical",
-    })
-    claims.append({  # a unit pint cannot read: dropped as invalid
-        "quote": "We study one-step sampling for diffusion models",
-        "statement": "Sampling speed is 3 blorps.", "anchor": "Section 2", "kind": "efficiency",
-        "target": {"metric": "speed", "form": "at_least", "value": 3, "unit": "blorps per zorp"},
-    })
+        claims.append(
+            {
+                "quote": line.strip(),
+                "statement": f"The sampler reaches {accuracy.group(1)}% accuracy on the benchmark.",
+                "anchor": "Table 1",
+                "kind": "empirical",
+                "target": {
+                    "metric": "accuracy",
+                    "form": "at_least",
+                    "value": float(accuracy.group(1)),
+                    "unit": "percent",
+                    "per": None,
+                    "tolerance": {"abs": 0.5},
+                },
+            }
+        )
+    claims.append(
+        {
+            "quote": "Sampling is 8 times faster than the teacher model",
+            "statement": "One-step sampling is 8x faster than the teacher.",
+            "anchor": "Table 2",
+            "kind": "efficiency",
+        }
+    )
+    claims.append(
+        {  # invented: not in the paper, must be dropped
+            "quote": "We prove that our sampler is optimal for every dataset.",
+            "statement": "The sampler is optimal.",
+            "anchor": "Theorem 1",
+            "kind": "theoretical",
+        }
+    )
+    claims.append(
+        {  # a unit pint cannot read: dropped as invalid
+            "quote": "We study one-step sampling for diffusion models",
+            "statement": "Sampling speed is 3 blorps.",
+            "anchor": "Section 2",
+            "kind": "efficiency",
+            "target": {
+                "metric": "speed",
+                "form": "at_least",
+                "value": 3,
+                "unit": "blorps per zorp",
+            },
+        }
+    )
     return json.dumps({"title": "ignored", "claims": claims})
 
 
@@ -188,8 +216,15 @@ class _Stub:
 
 class OpenReviewStub(_Stub):
     def __init__(
-        self, venueid: str, accepted: int, *, withdrawn: int = 0, rejected: int = 0,
-        limit_every: int = 0, reset: float = 0.3, password: str | None = None,
+        self,
+        venueid: str,
+        accepted: int,
+        *,
+        withdrawn: int = 0,
+        rejected: int = 0,
+        limit_every: int = 0,
+        reset: float = 0.3,
+        password: str | None = None,
     ) -> None:
         super().__init__()
         self.venueid = venueid
@@ -222,7 +257,11 @@ class OpenReviewStub(_Stub):
         if method == "POST" and path == "/login":
             doc = json.loads(body or b"{}")
             if self.password is not None and doc.get("password") == self.password:
-                return 200, {"Content-Type": "application/json"}, json.dumps({"token": self.token}).encode()
+                return (
+                    200,
+                    {"Content-Type": "application/json"},
+                    json.dumps({"token": self.token}).encode(),
+                )
             return 400, {}, b'{"name": "InvalidCredentials"}'
         if path == "/notes":
             if self.password is not None and headers.get("Authorization") != f"Bearer {self.token}":
@@ -240,9 +279,13 @@ class OpenReviewStub(_Stub):
                 self.pdf_served += 1
                 limited = self.limit_every and self.pdf_served % self.limit_every == 0
             if limited:
-                when = datetime.now(timezone.utc) + timedelta(seconds=self.reset)
-                error = {"name": "RateLimitError", "message": "Too many requests",
-                         "status": 429, "details": {"resetTime": when.isoformat().replace("+00:00", "Z")}}
+                when = datetime.now(UTC) + timedelta(seconds=self.reset)
+                error = {
+                    "name": "RateLimitError",
+                    "message": "Too many requests",
+                    "status": 429,
+                    "details": {"resetTime": when.isoformat().replace("+00:00", "Z")},
+                }
                 return 429, {"Content-Type": "application/json"}, json.dumps(error).encode()
             data = self.pdfs[m.group(1)]
             etag = f'"{m.group(1)}"'

@@ -187,9 +187,19 @@ def test_one_option_name_per_concept() -> None:
 
 
 def test_new_paper_refuses_an_id_another_venue_has(tmp_path: Path) -> None:
-    assert invoke("new", "paper", "Ab12Cd34Ef", "--title", "T", "--repo", str(tmp_path)).exit_code == 0
+    assert (
+        invoke("new", "paper", "Ab12Cd34Ef", "--title", "T", "--repo", str(tmp_path)).exit_code == 0
+    )
     result = invoke(
-        "new", "paper", "Ab12Cd34Ef", "--title", "T", "--venue", "ICLR 2026", "--repo", str(tmp_path)
+        "new",
+        "paper",
+        "Ab12Cd34Ef",
+        "--title",
+        "T",
+        "--venue",
+        "ICLR 2026",
+        "--repo",
+        str(tmp_path),
     )
     assert result.exit_code == 1
     assert "already has a file at claims/icml2026/Ab12Cd34Ef.yaml" in result.output

@@ -53,11 +53,16 @@ def new_paper(root: Path, paper_id: str, title: str, venue: str) -> tuple[Path, 
     """Render a paper file; return its path and text (checked against the schema)."""
     rel = f"claims/{slug(venue)}/{paper_id}.yaml"
     claims = root / "claims"
-    taken = [p for p in claims.glob(f"*/{paper_id}.yaml") if p != root / rel] if claims.is_dir() else []
+    taken = (
+        [p for p in claims.glob(f"*/{paper_id}.yaml") if p != root / rel] if claims.is_dir() else []
+    )
     if taken:  # a paper id is unique across venues: refuse now, not at validation
         raise InputError(
             Problem(
-                P.DUPLICATE_ID, rel, None, "paper.id",
+                P.DUPLICATE_ID,
+                rel,
+                None,
+                "paper.id",
                 f"paper {paper_id} already has a file at {taken[0].relative_to(root)}",
                 "a paper id is unique across venues; edit that file or pick another id",
             )

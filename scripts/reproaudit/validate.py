@@ -121,14 +121,24 @@ def _placeholders(paper: PaperFile, problem) -> list[Problem]:
     out = []
     for i, author in enumerate(paper.paper.authors):
         if author.name == PAPER_PLACEHOLDERS["author"]:
-            out.append(problem(P.PLACEHOLDER, ("paper", "authors", i, "name"),
-                               f"{author.name!r} is the template's placeholder",
-                               "write the paper's authors as printed on it"))
+            out.append(
+                problem(
+                    P.PLACEHOLDER,
+                    ("paper", "authors", i, "name"),
+                    f"{author.name!r} is the template's placeholder",
+                    "write the paper's authors as printed on it",
+                )
+            )
     for i, claim in enumerate(paper.claims):
         if claim.statement == PAPER_PLACEHOLDERS["statement"]:
-            out.append(problem(P.PLACEHOLDER, ("claims", i, "statement"),
-                               "the template's example claim is still here",
-                               "write the paper's own claim (and its anchor and target), or delete it"))
+            out.append(
+                problem(
+                    P.PLACEHOLDER,
+                    ("claims", i, "statement"),
+                    "the template's example claim is still here",
+                    "write the paper's own claim (and its anchor and target), or delete it",
+                )
+            )
     return out
 
 

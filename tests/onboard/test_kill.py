@@ -41,10 +41,30 @@ def drafted(fake: FakeLLM) -> Counter:
 def start(repo: Path, cache: Path, stub: OpenReviewStub, fake: FakeLLM) -> subprocess.Popen:
     env = {**os.environ, "REPROAUDIT_JUDGE_BASE_URL": fake.url, "REPROAUDIT_JUDGE_MODEL": "fake"}
     return subprocess.Popen(
-        [sys.executable, "-m", "reproaudit", "onboard", "openreview", VENUE_ID,
-         "--repo", str(repo), "--cache", str(cache), "--api-url", stub.url,
-         "--site-url", stub.url, "--venue-interval", "0", "--concurrency", "6"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "reproaudit",
+            "onboard",
+            "openreview",
+            VENUE_ID,
+            "--repo",
+            str(repo),
+            "--cache",
+            str(cache),
+            "--api-url",
+            stub.url,
+            "--site-url",
+            stub.url,
+            "--venue-interval",
+            "0",
+            "--concurrency",
+            "6",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -63,8 +83,10 @@ def test_killed_at_a_random_moment_it_finishes_without_repeating_work(tmp_path: 
     (repo / "claims").mkdir(parents=True)
     folder = repo / "claims" / "iclr2026"
     kill_after = random.Random().randint(5, PAPERS - 20)
-    with OpenReviewStub(VENUE_ID, PAPERS, withdrawn=7, rejected=11) as stub, \
-            FakeLLM("reply", replier=extract_reply, latency=0.01) as fake:
+    with (
+        OpenReviewStub(VENUE_ID, PAPERS, withdrawn=7, rejected=11) as stub,
+        FakeLLM("reply", replier=extract_reply, latency=0.01) as fake,
+    ):
         run = start(repo, cache, stub, fake)
         deadline = time.monotonic() + 600  # a bound for a broken run, not a timing assumption
         while run.poll() is None and time.monotonic() < deadline:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -35,15 +36,33 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 def run_openreview(repo: Path, cache: Path, stub: OpenReviewStub, *extra: str):
     return CliRunner().invoke(
         cli,
-        ["onboard", "openreview", VENUE_ID, "--repo", str(repo), "--cache", str(cache),
-         "--api-url", stub.url, "--site-url", stub.url, "--venue-interval", "0",
-         "--concurrency", "4", *extra],
+        [
+            "onboard",
+            "openreview",
+            VENUE_ID,
+            "--repo",
+            str(repo),
+            "--cache",
+            str(cache),
+            "--api-url",
+            stub.url,
+            "--site-url",
+            stub.url,
+            "--venue-interval",
+            "0",
+            "--concurrency",
+            "4",
+            *extra,
+        ],
     )
 
 
 def files(repo: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(repo)): p.read_bytes() for p in sorted((repo / "claims").rglob("*"))
-            if p.is_file()}
+    return {
+        str(p.relative_to(repo)): p.read_bytes()
+        for p in sorted((repo / "claims").rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_a_venue_onboards_with_real_metadata_and_quoted_claims(env) -> None:
@@ -58,8 +77,10 @@ def test_a_venue_onboards_with_real_metadata_and_quoted_claims(env) -> None:
     assert meta["title"] == "Fast Sampling Study 1"
     assert meta["venue"] == "ICLR 2026"
     assert meta["track"] == "oral" and meta["tags"] == {"oral": True}
-    assert meta["authors"] == [{"name": "Ada Lovelace", "openreview": "~Ada_Lovelace1"},
-                               {"name": "Alan Turing"}]  # an e-mail is never copied
+    assert meta["authors"] == [
+        {"name": "Ada Lovelace", "openreview": "~Ada_Lovelace1"},
+        {"name": "Alan Turing"},
+    ]  # an e-mail is never copied
     assert meta["abstract"].startswith("We study fast sampling.")
     assert meta["keywords"] == ["diffusion", "sampling"]
     assert meta["license"] == "CC BY 4.0"
@@ -72,7 +93,10 @@ def test_a_venue_onboards_with_real_metadata_and_quoted_claims(env) -> None:
         "Sampling is 8 times faster than the teacher model",
     ]
     assert doc["review"]["status"] == "draft" and doc["review"]["dropped_claims"] == 2
-    assert "6 written" in result.output and "12 claims dropped (quote not in the text)" not in result.output
+    assert (
+        "6 written" in result.output
+        and "12 claims dropped (quote not in the text)" not in result.output
+    )
     assert "6 claims dropped (quote not in the text), 6 invalid" in result.output
     assert "listing skipped" not in result.output  # the API filtered by venue id
     assert validate_repo(repo).ok
@@ -93,7 +117,7 @@ def test_a_second_run_sends_nothing_and_changes_nothing(env) -> None:
 
 
 def test_an_edited_file_survives_every_run(env) -> None:
-    repo, cache, fake = env
+    repo, cache, _ = env
     with OpenReviewStub(VENUE_ID, 3) as stub:
         assert run_openreview(repo, cache, stub).exit_code == 0
         path = repo / "claims/iclr2026/P00002x.yaml"
@@ -132,7 +156,7 @@ def test_budget_and_limit_leave_papers_for_the_next_run(env) -> None:
 
 
 def test_429_with_a_reset_time_is_waited_for_or_deferred(env) -> None:
-    repo, cache, fake = env
+    repo, cache, _fake = env
     with OpenReviewStub(VENUE_ID, 6, limit_every=3, reset=0.2) as stub:
         result = run_openreview(repo, cache, stub)
         assert result.exit_code == 0, result.output
@@ -148,29 +172,51 @@ def test_429_with_a_reset_time_is_waited_for_or_deferred(env) -> None:
 
 
 def test_arxiv_first_and_spaced(env, tmp_path: Path) -> None:
-    repo, cache, fake = env
+    repo, cache, _fake = env
     with ArxivStub() as arxiv:
         rows = []
         for n in range(3):
             arxiv.papers[f"2601.0000{n}"] = text_pdf(paper_lines(f"A{n}"))
-            rows.append({"id": f"A{n}", "title": f"Paper {n}", "authors": ["X Y"],
-                         "abstract": "An abstract.", "arxiv": f"2601.0000{n}",
-                         "pdf": "http://127.0.0.1:9/never.pdf"})
+            rows.append(
+                {
+                    "id": f"A{n}",
+                    "title": f"Paper {n}",
+                    "authors": ["X Y"],
+                    "abstract": "An abstract.",
+                    "arxiv": f"2601.0000{n}",
+                    "pdf": "http://127.0.0.1:9/never.pdf",
+                }
+            )
         listing = tmp_path / "venue.jsonl"
         listing.write_text("\n".join(json.dumps(r) for r in rows))
-        result = CliRunner().invoke(cli, [
-            "onboard", "list", str(listing), "--venue", "COLT 2026", "--repo", str(repo),
-            "--cache", str(cache), "--arxiv-url", arxiv.url, "--arxiv-interval", "0.3"])
+        result = CliRunner().invoke(
+            cli,
+            [
+                "onboard",
+                "list",
+                str(listing),
+                "--venue",
+                "COLT 2026",
+                "--repo",
+                str(repo),
+                "--cache",
+                str(cache),
+                "--arxiv-url",
+                arxiv.url,
+                "--arxiv-interval",
+                "0.3",
+            ],
+        )
         assert result.exit_code == 0, result.output
         times = sorted(t for t, _, path in arxiv.requests if path.startswith("/pdf/"))
         assert len(times) == 3
-        assert all(b - a >= 0.29 for a, b in zip(times, times[1:]))
+        assert all(b - a >= 0.29 for a, b in itertools.pairwise(times))
         doc = yaml.safe_load((repo / "claims/colt2026/A1.yaml").read_text())
         assert doc["paper"]["links"]["arxiv"] == "2601.00001"
 
 
 def test_task_brief_has_the_abstract_and_the_text(env, tmp_path: Path) -> None:
-    repo, cache, fake = env
+    repo, cache, _fake = env
     with OpenReviewStub(VENUE_ID, 2) as stub:
         assert run_openreview(repo, cache, stub).exit_code == 0
     runner = CliRunner()
@@ -180,11 +226,16 @@ def test_task_brief_has_the_abstract_and_the_text(env, tmp_path: Path) -> None:
     assert "- Claims: a machine draft no maintainer has reviewed yet" in brief.output
     assert f"- The paper's text (cached): {cache}/text/" in brief.output
     assert "> Our sampler reaches an accuracy of 91.5 percent on the benchmark." in brief.output
-    data = json.loads(runner.invoke(
-        cli, ["task", "P00001x", "--json", "--repo", str(repo), "--cache", str(cache)]).output)
+    data = json.loads(
+        runner.invoke(
+            cli, ["task", "P00001x", "--json", "--repo", str(repo), "--cache", str(cache)]
+        ).output
+    )
     assert data["paper"]["abstract"].startswith("We study fast sampling.")
     assert data["text"]["cached"].startswith(f"{cache}/text/") and data["review"] == "draft"
-    text = runner.invoke(cli, ["task", "P00001x", "--text", "--repo", str(repo), "--cache", str(cache)])
+    text = runner.invoke(
+        cli, ["task", "P00001x", "--text", "--repo", str(repo), "--cache", str(cache)]
+    )
     assert text.exit_code == 0 and "Paper P00001x (version 1)" in text.output
 
 
@@ -198,8 +249,17 @@ def test_task_text_fetches_once_then_reads_the_cache(tmp_path: Path) -> None:
             "paper:\n  id: A1\n  title: T\n  venue: COLT 2026\n"
             '  links: {arxiv: "2601.00001"}\nclaims_version: 1\nclaims: []\n'
         )
-        args = ["task", "A1", "--text", "--repo", str(repo), "--cache", str(tmp_path / "c"),
-                "--arxiv-url", arxiv.url]
+        args = [
+            "task",
+            "A1",
+            "--text",
+            "--repo",
+            str(repo),
+            "--cache",
+            str(tmp_path / "c"),
+            "--arxiv-url",
+            arxiv.url,
+        ]
         runner = CliRunner()
         brief = runner.invoke(cli, args[:2] + args[3:])
         assert "not cached; `reproaudit task A1 --text` fetches and prints it" in brief.output

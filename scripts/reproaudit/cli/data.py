@@ -114,10 +114,18 @@ def new_logbook_cmd(
 @click.command()
 @click.argument("paper_id")
 @click.option("--json", "as_json", is_flag=True, help="The same brief as JSON, for agents.")
-@click.option("--text", "as_text", is_flag=True,
-              help="Print the paper's text (fetched once from arXiv or its PDF link, then cached).")
-@click.option("--cache", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="The text cache [default: $REPROAUDIT_CACHE or ~/.cache/reproaudit].")
+@click.option(
+    "--text",
+    "as_text",
+    is_flag=True,
+    help="Print the paper's text (fetched once from arXiv or its PDF link, then cached).",
+)
+@click.option(
+    "--cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The text cache [default: $REPROAUDIT_CACHE or ~/.cache/reproaudit].",
+)
 @click.option("--arxiv-url", default="https://arxiv.org", show_default=True, hidden=True)
 @repo_option
 def task(

@@ -12,29 +12,73 @@ from .options import repo_option
 
 def _common(func):
     options = [
-        click.option("--venue", default=None, help="The venue's name in the files, e.g. 'ICLR 2025' "
-                     "[default: from the listing; required for a list]."),
-        click.option("--cache", type=click.Path(file_okay=False, path_type=Path), default=None,
-                     help="Where PDFs, texts and the run's journal go, outside the repository "
-                     "[default: $REPROAUDIT_CACHE or ~/.cache/reproaudit]."),
-        click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True,
-                     help="Papers in progress at once (each host still gets one request at a time)."),
-        click.option("--limit", type=click.IntRange(min=0), default=None,
-                     help="Draft at most this many papers in this run."),
-        click.option("--budget", type=click.IntRange(min=0), default=None,
-                     help="Model tokens this run may spend (prompt + reply); papers past it wait."),
-        click.option("--price", type=click.FloatRange(min=0), default=1.0, show_default=True,
-                     help="USD per million tokens, for the cost estimate shown."),
-        click.option("--refresh", is_flag=True,
-                     help="Ask again for PDFs fetched before (conditional requests)."),
+        click.option(
+            "--venue",
+            default=None,
+            help="The venue's name in the files, e.g. 'ICLR 2025' "
+            "[default: from the listing; required for a list].",
+        ),
+        click.option(
+            "--cache",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=None,
+            help="Where PDFs, texts and the run's journal go, outside the repository "
+            "[default: $REPROAUDIT_CACHE or ~/.cache/reproaudit].",
+        ),
+        click.option(
+            "--concurrency",
+            type=click.IntRange(1, 256),
+            default=8,
+            show_default=True,
+            help="Papers in progress at once (each host still gets one request at a time).",
+        ),
+        click.option(
+            "--limit",
+            type=click.IntRange(min=0),
+            default=None,
+            help="Draft at most this many papers in this run.",
+        ),
+        click.option(
+            "--budget",
+            type=click.IntRange(min=0),
+            default=None,
+            help="Model tokens this run may spend (prompt + reply); papers past it wait.",
+        ),
+        click.option(
+            "--price",
+            type=click.FloatRange(min=0),
+            default=1.0,
+            show_default=True,
+            help="USD per million tokens, for the cost estimate shown.",
+        ),
+        click.option(
+            "--refresh",
+            is_flag=True,
+            help="Ask again for PDFs fetched before (conditional requests).",
+        ),
         click.option("--arxiv-url", default="https://arxiv.org", show_default=True),
-        click.option("--arxiv-interval", type=click.FloatRange(min=0), default=3.0,
-                     show_default=True, help="Seconds between two arXiv requests."),
-        click.option("--venue-interval", type=click.FloatRange(min=0), default=1.0,
-                     show_default=True, help="Seconds between two requests to the venue's site."),
-        click.option("--max-wait", type=click.FloatRange(min=0), default=120.0, show_default=True,
-                     help="Longest rate-limit wait; a paper that would wait longer is left for "
-                     "the next run."),
+        click.option(
+            "--arxiv-interval",
+            type=click.FloatRange(min=0),
+            default=3.0,
+            show_default=True,
+            help="Seconds between two arXiv requests.",
+        ),
+        click.option(
+            "--venue-interval",
+            type=click.FloatRange(min=0),
+            default=1.0,
+            show_default=True,
+            help="Seconds between two requests to the venue's site.",
+        ),
+        click.option(
+            "--max-wait",
+            type=click.FloatRange(min=0),
+            default=120.0,
+            show_default=True,
+            help="Longest rate-limit wait; a paper that would wait longer is left for "
+            "the next run.",
+        ),
         repo_option,
     ]
     for option in reversed(options):
@@ -57,12 +101,20 @@ def _options(kw: dict):
     from ..onboard.fetch import default_cache
 
     options = Options(
-        venue=kw["venue"] or "", cache=kw["cache"] or default_cache(),
-        concurrency=kw["concurrency"], limit=kw["limit"], budget=kw["budget"],
-        price=kw["price"], refresh=kw["refresh"],
+        venue=kw["venue"] or "",
+        cache=kw["cache"] or default_cache(),
+        concurrency=kw["concurrency"],
+        limit=kw["limit"],
+        budget=kw["budget"],
+        price=kw["price"],
+        refresh=kw["refresh"],
     )
-    hosts = dict(arxiv_url=kw["arxiv_url"].rstrip("/"), arxiv_interval=kw["arxiv_interval"],
-                 venue_interval=kw["venue_interval"], max_wait=kw["max_wait"])
+    hosts = dict(
+        arxiv_url=kw["arxiv_url"].rstrip("/"),
+        arxiv_interval=kw["arxiv_interval"],
+        venue_interval=kw["venue_interval"],
+        max_wait=kw["max_wait"],
+    )
     if kw.get("api_url"):
         hosts.update(api_url=kw["api_url"].rstrip("/"), site_url=kw["site_url"].rstrip("/"))
     return options, Hosts(**hosts)
@@ -92,10 +144,18 @@ def _report(result, listing) -> None:
 
 @onboard.command("openreview")
 @click.argument("venue_id")
-@click.option("--api-url", default="https://api2.openreview.net", show_default=True,
-              help="OpenReview API v2 base URL.")
-@click.option("--site-url", default="https://openreview.net", show_default=True,
-              help="OpenReview site, for forum links and PDFs.")
+@click.option(
+    "--api-url",
+    default="https://api2.openreview.net",
+    show_default=True,
+    help="OpenReview API v2 base URL.",
+)
+@click.option(
+    "--site-url",
+    default="https://openreview.net",
+    show_default=True,
+    help="OpenReview site, for forum links and PDFs.",
+)
 @_common
 def onboard_openreview_cmd(venue_id: str, repo: Path, **kw) -> None:
     """Onboard VENUE_ID's accepted papers from OpenReview API v2 (withdrawn and rejected skipped).
@@ -108,8 +168,9 @@ def onboard_openreview_cmd(venue_id: str, repo: Path, **kw) -> None:
     from ..onboard import Progress, onboard_openreview
 
     options, hosts = _options(kw)
-    result, listing = onboard_openreview(repo, venue_id, options, hosts=hosts,
-                                         progress=Progress(stream=sys.stderr))
+    result, listing = onboard_openreview(
+        repo, venue_id, options, hosts=hosts, progress=Progress(stream=sys.stderr)
+    )
     _report(result, listing)
 
 
@@ -124,8 +185,9 @@ def onboard_list_cmd(file: Path, repo: Path, **kw) -> None:
     from ..onboard import Progress, onboard_list
 
     options, hosts = _options(kw)
-    result, listing = onboard_list(repo, file, options, hosts=hosts,
-                                   progress=Progress(stream=sys.stderr))
+    result, listing = onboard_list(
+        repo, file, options, hosts=hosts, progress=Progress(stream=sys.stderr)
+    )
     _report(result, listing)
 
 

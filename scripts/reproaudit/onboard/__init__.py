@@ -42,8 +42,12 @@ def _polite(hosts: Hosts, halt: Halt) -> Polite:
         urlsplit(hosts.arxiv_url).netloc: hosts.arxiv_interval,
         urlsplit(hosts.site_url).netloc: hosts.venue_interval,
     }
-    return Polite(intervals=intervals, default_interval=hosts.venue_interval,
-                  max_wait=hosts.max_wait, halt=halt)
+    return Polite(
+        intervals=intervals,
+        default_interval=hosts.venue_interval,
+        max_wait=hosts.max_wait,
+        halt=halt,
+    )
 
 
 def _endpoint(settings: LlmSettings, hosts: Hosts) -> Endpoint:
@@ -52,20 +56,34 @@ def _endpoint(settings: LlmSettings, hosts: Hosts) -> Endpoint:
             "no LLM endpoint configured to draft claims",
             "set REPROAUDIT_JUDGE_BASE_URL (and REPROAUDIT_JUDGE_MODEL, REPROAUDIT_JUDGE_API_KEY)",
         )
-    return Endpoint(str(settings.base_url), settings.api_key, timeout=300.0, max_wait=hosts.max_wait)
+    return Endpoint(
+        str(settings.base_url), settings.api_key, timeout=300.0, max_wait=hosts.max_wait
+    )
 
 
 def _run(
-    repo: Path, listing: Listing, options: Options, settings: LlmSettings, http: Polite,
-    halt: Halt, progress: Progress, hosts: Hosts,
+    repo: Path,
+    listing: Listing,
+    options: Options,
+    settings: LlmSettings,
+    http: Polite,
+    halt: Halt,
+    progress: Progress,
+    hosts: Hosts,
 ) -> Result:
     endpoint = _endpoint(settings, hosts)
     progress.http = http
     progress.price = options.price
     try:
         result = onboard(
-            repo, listing.records, replace(options, arxiv_url=hosts.arxiv_url),
-            endpoint=endpoint, model=settings.model, http=http, halt=halt, progress=progress,
+            repo,
+            listing.records,
+            replace(options, arxiv_url=hosts.arxiv_url),
+            endpoint=endpoint,
+            model=settings.model,
+            http=http,
+            halt=halt,
+            progress=progress,
         )
     finally:
         endpoint.close()
@@ -74,11 +92,16 @@ def _run(
 
 
 def onboard_openreview(
-    repo: Path, venue_id: str, options: Options, *, hosts: Hosts = Hosts(),
-    settings: LlmSettings | None = None, progress: Progress | None = None,
+    repo: Path,
+    venue_id: str,
+    options: Options,
+    *,
+    hosts: Hosts = Hosts(),
+    settings: LlmSettings | None = None,
+    progress: Progress | None = None,
     halt: Halt | None = None,
 ) -> tuple[Result, Listing]:
-    """Onboard the accepted papers of OpenReview venue ``venue_id`` (e.g. ICLR.cc/2025/Conference)."""
+    """Onboard the accepted papers of OpenReview venue ``venue_id`` (ICLR.cc/2025/Conference)."""
     settings = settings or LlmSettings.from_env()
     _endpoint(settings, hosts).close()  # refuse before any request when no model is set
     halt = halt or Halt()
@@ -103,8 +126,13 @@ def onboard_openreview(
 
 
 def onboard_list(
-    repo: Path, path: Path, options: Options, *, hosts: Hosts = Hosts(),
-    settings: LlmSettings | None = None, progress: Progress | None = None,
+    repo: Path,
+    path: Path,
+    options: Options,
+    *,
+    hosts: Hosts = Hosts(),
+    settings: LlmSettings | None = None,
+    progress: Progress | None = None,
     halt: Halt | None = None,
 ) -> tuple[Result, Listing]:
     """Onboard the papers of a CSV or JSONL list (for venues not on OpenReview)."""
@@ -120,7 +148,9 @@ def onboard_list(
     halt = halt or Halt()
     http = _polite(hosts, halt)
     try:
-        return _run(repo, listing, options, settings, http, halt, progress or Progress(), hosts), listing
+        return _run(
+            repo, listing, options, settings, http, halt, progress or Progress(), hosts
+        ), listing
     finally:
         http.close()
 
@@ -156,5 +186,13 @@ def paper_text(
     return got.text, store.text_path(got.text_sha256), got.requests
 
 
-__all__ = ["Hosts", "Options", "Problem", "Progress", "Result", "onboard_list", "onboard_openreview",
-           "paper_text"]
+__all__ = [
+    "Hosts",
+    "Options",
+    "Problem",
+    "Progress",
+    "Result",
+    "onboard_list",
+    "onboard_openreview",
+    "paper_text",
+]

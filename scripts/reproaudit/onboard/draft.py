@@ -32,8 +32,18 @@ PROMPT_VERSION = 2
 ATTEMPTS = 3
 REPLY_TOKENS = 4_000  # the reply's share of a request's estimate
 MIN_QUOTE = 12  # characters: shorter "quotes" ('the', '0.9') prove nothing
-_FOLD = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
-                       "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00ad": None})
+_FOLD = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2212": "-",
+        "\u00ad": None,
+    }
+)
 
 
 def prompt() -> str:
@@ -99,7 +109,11 @@ def check_claims(items: Any, text: str) -> tuple[list[dict[str, Any]], int, int]
             invalid += 1
             continue
         quote = item.get("quote")
-        if not isinstance(quote, str) or len(fold(quote)) < MIN_QUOTE or fold(quote) not in haystack:
+        if (
+            not isinstance(quote, str)
+            or len(fold(quote)) < MIN_QUOTE
+            or fold(quote) not in haystack
+        ):
             no_quote += 1
             continue
         claim = {"id": f"C{len(kept) + 1}"}
@@ -136,9 +150,7 @@ def estimate_tokens(text: str) -> int:
     return (len(prompt()) + min(len(text), TEXT_BUDGET)) // 4 + REPLY_TOKENS
 
 
-def draft_claims(
-    endpoint: Endpoint, model: str, text: str, budget: Budget, halt: Halt
-) -> Draft:
+def draft_claims(endpoint: Endpoint, model: str, text: str, budget: Budget, halt: Halt) -> Draft:
     """Claims drafted from ``text``; ``OverBudget`` before any request the budget cannot pay.
 
     A reply that is not JSON, or not a claims list, is asked again (``ATTEMPTS``

@@ -91,9 +91,13 @@ class TextCache:
             text_sha = info.get("text_sha256")
         except (OSError, ValueError, AttributeError):
             return None
-        return text_sha if isinstance(text_sha, str) and self.text_path(text_sha).is_file() else None
+        return (
+            text_sha if isinstance(text_sha, str) and self.text_path(text_sha).is_file() else None
+        )
 
-    def remember_url(self, url: str, pdf_sha256: str, etag: str | None, modified: str | None) -> None:
+    def remember_url(
+        self, url: str, pdf_sha256: str, etag: str | None, modified: str | None
+    ) -> None:
         entry = {"url": url, "pdf_sha256": pdf_sha256, "etag": etag, "last_modified": modified}
         atomic_write(self._url_entry(url), json.dumps(entry))
 
@@ -132,7 +136,9 @@ def fetch_text(
         info = cache.url_info(url)
         known = cache.pdf_text_sha(info["pdf_sha256"]) if info else None
         if known and not refresh:
-            return PaperText(cache.read_text(known) or "", known, info["pdf_sha256"], url, requests, False)
+            return PaperText(
+                cache.read_text(known) or "", known, info["pdf_sha256"], url, requests, False
+            )
         headers = {"Accept": "application/pdf"}
         if known and info:
             if info.get("etag"):
@@ -153,7 +159,9 @@ def fetch_text(
             raise
         requests += http.last_attempts
         if status == 304 and known and info:
-            return PaperText(cache.read_text(known) or "", known, info["pdf_sha256"], url, requests, False)
+            return PaperText(
+                cache.read_text(known) or "", known, info["pdf_sha256"], url, requests, False
+            )
         if status != 200:
             failures.append(f"{url}: HTTP {status}")
             continue
@@ -165,8 +173,12 @@ def fetch_text(
         except InputError as exc:
             failures.append(f"{url}: {str(exc).splitlines()[0]}")
             continue
-        cache.remember_url(url, pdf_sha, reply_headers.get("etag"), reply_headers.get("last-modified"))
-        return PaperText(cache.read_text(text_sha) or "", text_sha, pdf_sha, url, requests, extracted)
+        cache.remember_url(
+            url, pdf_sha, reply_headers.get("etag"), reply_headers.get("last-modified")
+        )
+        return PaperText(
+            cache.read_text(text_sha) or "", text_sha, pdf_sha, url, requests, extracted
+        )
     if not failures:
         failures.append("no arXiv id and no PDF URL")
     raise FetchError("; ".join(failures))
@@ -175,8 +187,13 @@ def fetch_text(
 def record_of(meta: object) -> PaperRecord:
     """The fetchable part of a paper file's metadata (its arXiv id and PDF link)."""
     links = getattr(meta, "links")  # noqa: B009 (a PaperMeta, typed loosely to avoid a cycle)
-    return PaperRecord(id=getattr(meta, "id"), title="", origin="paper file",  # noqa: B009
-                       arxiv=links.arxiv, pdf=links.pdf)
+    return PaperRecord(
+        id=meta.id,
+        title="",
+        origin="paper file",
+        arxiv=links.arxiv,
+        pdf=links.pdf,
+    )
 
 
 def cached_text_path(

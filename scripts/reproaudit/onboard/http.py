@@ -33,7 +33,9 @@ class Deferred(Exception):
     """The host asked us to wait longer than this run may: try the paper again later."""
 
     def __init__(self, host: str, seconds: float) -> None:
-        super().__init__(f"{host} asked to wait {seconds:.0f} s (rate limit); left for the next run")
+        super().__init__(
+            f"{host} asked to wait {seconds:.0f} s (rate limit); left for the next run"
+        )
         self.host = host
         self.seconds = seconds
 

@@ -103,7 +103,8 @@ class Progress:
             f"{c['unchanged']} unchanged, {c['edited']} edited by hand, {c['deferred']} deferred, "
             f"{c['over_budget']} over budget, {c['failed']} failed) | requests: "
             f"{self.http.sent if self.http else 0} to the venue and arXiv, "
-            f"{self.requests['model']} to the model | {self.tokens:,} tokens, ~${cost:.2f} | ETA {eta}"
+            f"{self.requests['model']} to the model | {self.tokens:,} tokens, ~${cost:.2f} "
+            f"| ETA {eta}"
         )
 
     def show(self, force: bool = False) -> None:
@@ -124,23 +125,31 @@ class Result:
     stopped: str | None = None
 
 
-def _duplicates(repo: Path, folder: Path, records: list[PaperRecord]) -> tuple[list[PaperRecord], list[Problem]]:
+def _duplicates(
+    repo: Path, folder: Path, records: list[PaperRecord]
+) -> tuple[list[PaperRecord], list[Problem]]:
     """Records whose id is listed twice, or already has a file in another venue's folder."""
     from .. import problems as P
 
     kept, problems, seen = [], [], set()
     claims = repo / "claims"
-    elsewhere = {
-        p.stem: p for p in claims.glob("*/*.yaml") if p.parent != folder
-    } if claims.is_dir() else {}
+    elsewhere = (
+        {p.stem: p for p in claims.glob("*/*.yaml") if p.parent != folder}
+        if claims.is_dir()
+        else {}
+    )
     for record in records:
         if record.id in seen or record.id in elsewhere:
             where = elsewhere.get(record.id)
             problems.append(
                 Problem(
-                    P.DUPLICATE_ID, record.origin, None, "id",
+                    P.DUPLICATE_ID,
+                    record.origin,
+                    None,
+                    "id",
                     f"paper {record.id} is listed twice"
-                    if where is None else f"paper {record.id} already has a file at {where.relative_to(repo)}",
+                    if where is None
+                    else f"paper {record.id} already has a file at {where.relative_to(repo)}",
                     "a paper id is unique across venues; this entry is skipped",
                 )
             )
@@ -178,7 +187,9 @@ def onboard(
         wanted = inputs_hash(record, options.venue, drafted_by)
         if existing.kind == "edited":
             progress.add("edited")
-        elif existing.kind == "generated" and (existing.review or {}).get("inputs_sha256") == wanted:
+        elif (
+            existing.kind == "generated" and (existing.review or {}).get("inputs_sha256") == wanted
+        ):
             progress.add("unchanged")
         else:
             todo.append((record, path, existing, wanted))
@@ -192,7 +203,9 @@ def onboard(
         if halt.halted:
             return
         try:
-            paper = fetch_text(record, cache, http, arxiv_url=options.arxiv_url, refresh=options.refresh)
+            paper = fetch_text(
+                record, cache, http, arxiv_url=options.arxiv_url, refresh=options.refresh
+            )
         except Deferred as exc:
             journal.record(record.id, "deferred", why=str(exc))
             progress.add("deferred", worked=True)
@@ -220,7 +233,9 @@ def onboard(
             model_requests, tokens = draft.requests, draft.tokens
             no_quote, invalid = draft.dropped_quote, draft.dropped_invalid
             if draft.failures:
-                journal.record(record.id, "failed", why="; ".join(draft.failures)[:300], tokens=tokens)
+                journal.record(
+                    record.id, "failed", why="; ".join(draft.failures)[:300], tokens=tokens
+                )
                 progress.add("failed", worked=True, model=model_requests, tokens=tokens)
                 return
             claims, dropped = draft.claims, no_quote + invalid
@@ -232,7 +247,9 @@ def onboard(
             "inputs_sha256": wanted,
             "dropped_claims": dropped,
         }
-        doc = paper_document(record, options.venue, claims, review, code.group(0).rstrip(".") if code else None)
+        doc = paper_document(
+            record, options.venue, claims, review, code.group(0).rstrip(".") if code else None
+        )
         rel = str(path.relative_to(repo))
         try:
             text = render(doc, rel)
@@ -247,8 +264,12 @@ def onboard(
         journal.record(record.id, "written", tokens=tokens, file=rel)
         result.written.append(path)
         progress.add(
-            "written", worked=True, model=model_requests, tokens=tokens,
-            dropped_quote=no_quote, dropped_invalid=invalid,
+            "written",
+            worked=True,
+            model=model_requests,
+            tokens=tokens,
+            dropped_quote=no_quote,
+            dropped_invalid=invalid,
         )
 
     pool = ThreadPoolExecutor(max_workers=max(1, options.concurrency))
@@ -268,5 +289,3 @@ def onboard(
     result.stopped = halt.why
     progress.show(force=True)
     return result
-
-

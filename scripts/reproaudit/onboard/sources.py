@@ -32,7 +32,9 @@ MAX_PAGES = 200  # 200,000 notes: far more than any venue has
 TRACKS = ("oral", "spotlight", "poster")
 # Words in a decision that mean the paper is not in the proceedings.
 _NOT_ACCEPTED = re.compile(r"withdrawn|reject|submitted to|desk", re.I)
-_ARXIV = re.compile(r"^(?:arxiv:)?(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]+(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?)$", re.I)
+_ARXIV = re.compile(
+    r"^(?:arxiv:)?(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]+(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?)$", re.I
+)
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,9 @@ def _one_line(value: Any, where: str, name: str, problems: list[Problem]) -> str
 def _url(value: Any, where: str, name: str, problems: list[Problem]) -> str | None:
     text = _one_line(value, where, name, problems)
     if text and not re.match(r"^https?://[^\s/$.?#][^\s]*$", text):
-        problems.append(Problem(P.INVALID_VALUE, where, None, name, f"{text[:80]!r} is not an http(s) URL"))
+        problems.append(
+            Problem(P.INVALID_VALUE, where, None, name, f"{text[:80]!r} is not an http(s) URL")
+        )
         return None
     return text
 
@@ -135,7 +139,9 @@ def _arxiv(value: Any, where: str, problems: list[Problem]) -> str | None:
     text = re.sub(r"^https?://arxiv\.org/(?:abs|pdf)/", "", text).removesuffix(".pdf")
     m = _ARXIV.match(text)
     if not m:
-        problems.append(Problem(P.INVALID_VALUE, where, None, "arxiv", f"{text[:40]!r} is not an arXiv id"))
+        problems.append(
+            Problem(P.INVALID_VALUE, where, None, "arxiv", f"{text[:40]!r} is not an arXiv id")
+        )
         return None
     return m.group(1)
 
@@ -147,7 +153,11 @@ def make_record(raw: dict[str, Any], origin: str, problems: list[Problem]) -> Pa
     if not isinstance(paper_id, str) or not re.fullmatch(ID_PATTERN, paper_id):
         found.append(
             Problem(
-                P.INVALID_VALUE, origin, None, "id", f"{str(paper_id)[:80]!r} is not a paper id",
+                P.INVALID_VALUE,
+                origin,
+                None,
+                "id",
+                f"{str(paper_id)[:80]!r} is not a paper id",
                 "letters, digits, '.', '_' and '-' (at most 64), e.g. the OpenReview id",
             )
         )
@@ -177,14 +187,23 @@ def make_record(raw: dict[str, Any], origin: str, problems: list[Problem]) -> Pa
     if isinstance(keywords, str):
         keywords = [k for k in re.split(r"\s*[;,]\s*", keywords) if k]
     kept_keywords = tuple(
-        k for i, kw in enumerate(keywords[:50] if isinstance(keywords, list) else [])
+        k
+        for i, kw in enumerate(keywords[:50] if isinstance(keywords, list) else [])
         if (k := _one_line(kw, origin, f"keywords[{i}]", found))
     )
     track = _one_line(raw.get("track"), origin, "track", found)
     if track is not None:
         track = track.lower()
         if track not in TRACKS:
-            found.append(Problem(P.INVALID_VALUE, origin, None, "track", f"{track!r}: use oral, spotlight or poster"))
+            found.append(
+                Problem(
+                    P.INVALID_VALUE,
+                    origin,
+                    None,
+                    "track",
+                    f"{track!r}: use oral, spotlight or poster",
+                )
+            )
             track = None
     record = PaperRecord(
         id=str(paper_id),
@@ -206,8 +225,19 @@ def make_record(raw: dict[str, Any], origin: str, problems: list[Problem]) -> Pa
 
 # --- a CSV or JSONL list ----------------------------------------------------------
 
-LIST_COLUMNS = ("id", "title", "authors", "abstract", "arxiv", "pdf", "keywords", "track",
-                "license", "openreview", "code")
+LIST_COLUMNS = (
+    "id",
+    "title",
+    "authors",
+    "abstract",
+    "arxiv",
+    "pdf",
+    "keywords",
+    "track",
+    "license",
+    "openreview",
+    "code",
+)
 
 
 def read_list(path: Path) -> tuple[list[PaperRecord], list[Problem]]:
@@ -224,9 +254,13 @@ def read_list(path: Path) -> tuple[list[PaperRecord], list[Problem]]:
                 raise InputError(Problem(P.INVALID_VALUE, rel, None, None, "not a regular file"))
             raw = handle.read(MAX_LIST_BYTES + 1)
     except OSError as exc:
-        raise InputError(Problem(P.INVALID_VALUE, rel, None, None, f"cannot read: {exc.strerror}")) from None
+        raise InputError(
+            Problem(P.INVALID_VALUE, rel, None, None, f"cannot read: {exc.strerror}")
+        ) from None
     if len(raw) > MAX_LIST_BYTES:
-        raise InputError(Problem(P.FILE_TOO_LARGE, rel, None, None, f"over {P.human_size(MAX_LIST_BYTES)}"))
+        raise InputError(
+            Problem(P.FILE_TOO_LARGE, rel, None, None, f"over {P.human_size(MAX_LIST_BYTES)}")
+        )
     text = raw.decode("utf-8-sig", errors="replace")
     problems: list[Problem] = []
     records = []
@@ -235,14 +269,28 @@ def read_list(path: Path) -> tuple[list[PaperRecord], list[Problem]]:
     elif path.suffix.lower() == ".csv":
         rows = _csv_rows(text, rel, problems)
     else:
-        raise InputError(Problem(P.INVALID_VALUE, rel, None, None, f"{path.suffix or 'no extension'}: give a .csv or .jsonl list"))
+        raise InputError(
+            Problem(
+                P.INVALID_VALUE,
+                rel,
+                None,
+                None,
+                f"{path.suffix or 'no extension'}: give a .csv or .jsonl list",
+            )
+        )
     for line, row in rows:
         unknown = sorted(set(row) - set(LIST_COLUMNS))
         if unknown:
             hint = P.did_you_mean(unknown[0], LIST_COLUMNS)
             problems.append(
-                Problem(P.UNKNOWN_FIELD, rel, line, unknown[0], f"unknown column {unknown[0]!r}",
-                        f"did you mean {hint!r}?" if hint else f"columns: {', '.join(LIST_COLUMNS)}")
+                Problem(
+                    P.UNKNOWN_FIELD,
+                    rel,
+                    line,
+                    unknown[0],
+                    f"unknown column {unknown[0]!r}",
+                    f"did you mean {hint!r}?" if hint else f"columns: {', '.join(LIST_COLUMNS)}",
+                )
             )
             continue
         found: list[Problem] = []
@@ -263,7 +311,9 @@ def _jsonl_rows(text: str, rel: str, problems: list[Problem]) -> Iterator[tuple[
             problems.append(Problem(P.INVALID_VALUE, rel, number, None, f"not JSON: {exc}"))
             continue
         if not isinstance(row, dict):
-            problems.append(Problem(P.INVALID_VALUE, rel, number, None, "each line must be a JSON object"))
+            problems.append(
+                Problem(P.INVALID_VALUE, rel, number, None, "each line must be a JSON object")
+            )
             continue
         yield number, row
 
@@ -272,7 +322,9 @@ def _csv_rows(text: str, rel: str, problems: list[Problem]) -> Iterator[tuple[in
     reader = csv.DictReader(io.StringIO(text, newline=""))
     for row in reader:
         if None in row:
-            problems.append(Problem(P.INVALID_VALUE, rel, reader.line_num, None, "more cells than columns"))
+            problems.append(
+                Problem(P.INVALID_VALUE, rel, reader.line_num, None, "more cells than columns")
+            )
             continue
         yield reader.line_num, {k.strip(): v for k, v in row.items() if k and v not in (None, "")}
 
@@ -345,7 +397,9 @@ def note_record(
         "license": note.get("license"),
         "pdf": pdf,
         "openreview": f"{site_url}/forum?id={note_id}" if isinstance(note_id, str) else None,
-        "code": _value(content, "code") if str(_value(content, "code") or "").startswith("http") else None,
+        "code": _value(content, "code")
+        if str(_value(content, "code") or "").startswith("http")
+        else None,
     }
     record = make_record(raw, f"OpenReview note {str(note_id)[:64]}", problems)
     return record, None if record else "invalid metadata", venue

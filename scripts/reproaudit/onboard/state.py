@@ -32,7 +32,8 @@ class Journal:
         except BlockingIOError:
             self._lockfile.close()
             raise ReproauditError(
-                f"another `reproaudit onboard` is running on this venue ({self.path.with_suffix('.lock')})",
+                "another `reproaudit onboard` is running on this venue "
+                f"({self.path.with_suffix('.lock')})",
                 "wait for it to finish; two runs would draft the same papers twice",
             ) from None
         self.previous = read_journal(self.path)

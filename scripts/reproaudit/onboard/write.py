@@ -38,7 +38,12 @@ HEADER = (
 
 def inputs_hash(record: PaperRecord, venue: str, drafted_by: str) -> str:
     """What a draft depends on: the listing's metadata, the venue, the model and prompt."""
-    doc = {"format": FORMAT_VERSION, "venue": venue, "by": drafted_by, "paper": record.fingerprint()}
+    doc = {
+        "format": FORMAT_VERSION,
+        "venue": venue,
+        "by": drafted_by,
+        "paper": record.fingerprint(),
+    }
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 
@@ -80,7 +85,7 @@ def paper_document(
 
 
 def render(doc: dict[str, Any], rel: str) -> str:
-    """The file's text with ``review.generated_sha256`` filled in; validated before it is returned."""
+    """The file's text with ``review.generated_sha256`` filled in, validated before returning."""
     doc["review"]["generated_sha256"] = ZERO
     body = HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
     digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
