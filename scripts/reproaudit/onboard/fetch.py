@@ -25,9 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
+import httpx
+
 from ..errors import InputError
 from ..extract import TEXT_BUDGET, read_paper_text
-from ..fsutil import atomic_write
+from ..fsutil import current_umask
 from .http import Polite, TooLarge
 from .sources import PaperRecord
 
@@ -44,6 +46,25 @@ def default_cache() -> Path:
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Temp file then rename, without fsync: a cache entry is whole or absent after a kill,
+    and one lost to a power cut is fetched again (the paper files themselves are fsynced)."""
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o666 & ~current_umask())
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(raw)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 class FetchError(Exception):
@@ -151,12 +172,10 @@ def fetch_text(
             requests += http.last_attempts
             failures.append(str(exc))
             continue
-        except Exception as exc:  # httpx transport errors: try the next source
+        except httpx.HTTPError as exc:  # refused, reset, timed out: try the next source
             requests += http.last_attempts
-            if exc.__class__.__module__.startswith("httpx"):
-                failures.append(f"{url}: {type(exc).__name__}")
-                continue
-            raise
+            failures.append(f"{url}: {type(exc).__name__}")
+            continue
         requests += http.last_attempts
         if status == 304 and known and info:
             return PaperText(

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from ..errors import ReproauditError
 from ..judge.endpoint import retry_after
 from ..judge.halt import Halt
 
@@ -29,12 +30,13 @@ USER_AGENT = "reproaudit-onboard (+https://github.com/reproaudit; polite: one re
 MAX_429 = 5  # 429 replies in a row for one request before it is deferred
 
 
-class Deferred(Exception):
+class Deferred(ReproauditError):
     """The host asked us to wait longer than this run may: try the paper again later."""
 
     def __init__(self, host: str, seconds: float) -> None:
         super().__init__(
-            f"{host} asked to wait {seconds:.0f} s (rate limit); left for the next run"
+            f"{host} asked to wait {seconds:.0f} s (rate limit); left for the next run",
+            "run the same command again later, or raise --max-wait",
         )
         self.host = host
         self.seconds = seconds

@@ -207,7 +207,7 @@ def onboard(
                 record, cache, http, arxiv_url=options.arxiv_url, refresh=options.refresh
             )
         except Deferred as exc:
-            journal.record(record.id, "deferred", why=str(exc))
+            journal.record(record.id, "deferred", why=str(exc).splitlines()[0])
             progress.add("deferred", worked=True)
             return
         except FetchError as exc:

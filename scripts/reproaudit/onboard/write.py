@@ -87,7 +87,8 @@ def paper_document(
 def render(doc: dict[str, Any], rel: str) -> str:
     """The file's text with ``review.generated_sha256`` filled in, validated before returning."""
     doc["review"]["generated_sha256"] = ZERO
-    body = HEADER + yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml: ~20x the pure-Python speed
+    body = HEADER + yaml.dump(doc, Dumper=dumper, sort_keys=False, allow_unicode=True, width=100)
     digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
     m = _GENERATED.search(body)
     assert m is not None  # the line was just written
