@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -30,10 +31,12 @@ import httpx
 from ..errors import InputError
 from ..extract import TEXT_BUDGET, read_paper_text
 from ..fsutil import current_umask
+from ..models import PaperMeta
 from .http import Polite, TooLarge
 from .sources import PaperRecord
 
 MAX_PDF_BYTES = 64 * 1024 * 1024
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 def default_cache() -> Path:
@@ -102,9 +105,11 @@ class TextCache:
     def url_info(self, url: str) -> dict | None:
         try:
             info = json.loads(self._url_entry(url).read_text(encoding="utf-8"))
-            return info if isinstance(info, dict) and info.get("url") == url else None
         except (OSError, ValueError):
             return None
+        if not isinstance(info, dict) or info.get("url") != url:
+            return None
+        return info if _HEX64.fullmatch(str(info.get("pdf_sha256"))) else None
 
     def pdf_text_sha(self, pdf_sha256: str) -> str | None:
         try:
@@ -112,9 +117,9 @@ class TextCache:
             text_sha = info.get("text_sha256")
         except (OSError, ValueError, AttributeError):
             return None
-        return (
-            text_sha if isinstance(text_sha, str) and self.text_path(text_sha).is_file() else None
-        )
+        if not isinstance(text_sha, str) or not _HEX64.fullmatch(text_sha):
+            return None
+        return text_sha if self.text_path(text_sha).is_file() else None
 
     def remember_url(
         self, url: str, pdf_sha256: str, etag: str | None, modified: str | None
@@ -154,8 +159,8 @@ def fetch_text(
     failures = []
     requests = 0
     for url in sources_of(record, arxiv_url):
-        info = cache.url_info(url)
-        known = cache.pdf_text_sha(info["pdf_sha256"]) if info else None
+        info = cache.url_info(url) or {}
+        known = cache.pdf_text_sha(str(info.get("pdf_sha256"))) if info else None
         if known and not refresh:
             return PaperText(
                 cache.read_text(known) or "", known, info["pdf_sha256"], url, requests, False
@@ -203,9 +208,9 @@ def fetch_text(
     raise FetchError("; ".join(failures))
 
 
-def record_of(meta: object) -> PaperRecord:
+def record_of(meta: PaperMeta) -> PaperRecord:
     """The fetchable part of a paper file's metadata (its arXiv id and PDF link)."""
-    links = getattr(meta, "links")  # noqa: B009 (a PaperMeta, typed loosely to avoid a cycle)
+    links = meta.links
     return PaperRecord(
         id=meta.id,
         title="",

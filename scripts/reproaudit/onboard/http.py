@@ -137,8 +137,13 @@ class Polite:
                     self.sent += 1
                 if self.on_request:
                     self.on_request(host)
-                with self._client.stream(method, url, **kw) as response:
-                    body = _read(response, max_bytes if response.status_code == 200 else 65536)
+                try:
+                    with self._client.stream(method, url, **kw) as response:
+                        body = _read(response, max_bytes if response.status_code == 200 else 65536)
+                finally:
+                    # the next request leaves ``interval`` after this one ended: arrivals
+                    # stay that far apart whatever the connection's delays
+                    self._limited(host, self.intervals.get(host, self.default_interval))
             if response.status_code != 429:
                 return response, body
             seconds = reset_seconds(response, body, self.clock())

@@ -375,7 +375,8 @@ def note_record(
     note: dict[str, Any], venue_id: str, site_url: str, problems: list[Problem]
 ) -> tuple[PaperRecord | None, str | None, str | None]:
     """(record, why it was skipped, the decision string) for one API v2 note."""
-    content = note.get("content") if isinstance(note.get("content"), dict) else {}
+    raw_content = note.get("content")
+    content: dict[str, Any] = raw_content if isinstance(raw_content, dict) else {}
     venue = _value(content, "venue")
     venue = venue if isinstance(venue, str) else None
     if _value(content, "venueid") != venue_id:
