@@ -133,7 +133,7 @@ def read_existing(path: Path) -> Existing:
     if len(raw) > MAX_FILE_BYTES or not generated_unchanged(text):
         return Existing("edited")
     try:
-        doc = yaml.safe_load(text)
+        doc = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         return Existing("generated", doc.get("review") or {}, doc.get("claims") or [])
     except (yaml.YAMLError, AttributeError):
         return Existing("edited")
