@@ -268,3 +268,40 @@ def test_task_text_fetches_once_then_reads_the_cache(tmp_path: Path) -> None:
             assert result.exit_code == 0, result.output
             assert "Paper A1 (version 1)" in result.output
         assert arxiv.count("/pdf/") == 1
+
+
+def test_refresh_asks_conditionally_and_redrafts_only_a_changed_pdf(env, tmp_path: Path) -> None:
+    repo, cache, fake = env
+    with ArxivStub() as arxiv:
+        rows = []
+        for n in range(2):
+            arxiv.papers[f"2601.0000{n}"] = text_pdf(paper_lines(f"R{n}"))
+            rows.append({"id": f"R{n}", "title": f"Paper {n}", "arxiv": f"2601.0000{n}"})
+        listing = tmp_path / "venue.jsonl"
+        listing.write_text("\n".join(json.dumps(r) for r in rows))
+        args = [
+            "onboard",
+            "list",
+            str(listing),
+            "--venue",
+            "COLT 2026",
+            "--repo",
+            str(repo),
+            "--cache",
+            str(cache),
+            "--arxiv-url",
+            arxiv.url,
+            "--arxiv-interval",
+            "0",
+        ]
+        assert CliRunner().invoke(cli, args).exit_code == 0
+        before, model = files(repo), fake.count
+        same = CliRunner().invoke(cli, [*args, "--refresh"])
+        assert same.exit_code == 0, same.output
+        assert "2 unchanged" in same.output and files(repo) == before and fake.count == model
+        assert arxiv.count("/pdf/") == 4  # one conditional request each, answered 304
+        arxiv.papers["2601.00001"] = text_pdf(paper_lines("R1", version=2))  # a new version
+        changed = CliRunner().invoke(cli, [*args, "--refresh"])
+        assert changed.exit_code == 0, changed.output
+        assert "1 written, 1 unchanged" in changed.output and fake.count == model + 1
+        assert "92.5 percent" in (repo / "claims/colt2026/R1.yaml").read_text()

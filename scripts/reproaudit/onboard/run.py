@@ -188,7 +188,9 @@ def onboard(
         if existing.kind == "edited":
             progress.add("edited")
         elif (
-            existing.kind == "generated" and (existing.review or {}).get("inputs_sha256") == wanted
+            existing.kind == "generated"
+            and (existing.review or {}).get("inputs_sha256") == wanted
+            and not options.refresh  # --refresh asks each host whether the PDF changed
         ):
             progress.add("unchanged")
         else:
@@ -257,8 +259,12 @@ def onboard(
             journal.record(record.id, "failed", why=str(exc).splitlines()[0][:300])
             progress.add("failed", worked=True, model=model_requests, tokens=tokens)
             return
-        if read_existing(path).kind == "edited":  # edited while we drafted: theirs wins
+        now = read_existing(path)
+        if now.kind == "edited":  # edited while we drafted: theirs wins
             progress.add("edited", worked=True, model=model_requests, tokens=tokens)
+            return
+        if now.kind == "generated" and path.read_text(encoding="utf-8") == text:
+            progress.add("unchanged", worked=True)  # same PDF, same listing: nothing to write
             return
         write_paper(path, text)
         journal.record(record.id, "written", tokens=tokens, file=rel)

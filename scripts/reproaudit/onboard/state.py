@@ -35,7 +35,6 @@ class Journal:
                 f"({self.path.with_suffix('.lock')})",
                 "wait for it to finish; two runs would draft the same papers twice",
             ) from None
-        self.previous = read_journal(self.path)
         self._out = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
 
     def record(self, paper: str, status: str, **extra: Any) -> None:
