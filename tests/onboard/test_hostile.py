@@ -197,3 +197,20 @@ def test_no_model_configured_is_refused_before_any_request(repo: Path) -> None:
         )
         assert result.exit_code == 1 and "no LLM endpoint configured" in result.output
         assert stub.requests == []
+
+
+def test_two_runs_on_one_venue_take_turns(repo: Path, tmp_path: Path) -> None:
+    from reproaudit.onboard.state import Journal
+
+    listing = tmp_path / "venue.jsonl"
+    listing.write_text(json.dumps({"id": "T1", "title": "Turns", "arxiv": "2601.00001"}))
+    held = Journal(tmp_path / "cache/state/colt2026.jsonl")  # another run holds the venue
+    try:
+        with ArxivStub() as arxiv, FakeLLM("reply", replier=extract_reply) as fake:
+            arxiv.papers["2601.00001"] = text_pdf(paper_lines("T1"))
+            result = onboard_list(repo, listing, arxiv, fake)
+            assert fake.count == 0 and arxiv.requests == []
+        assert result.exit_code == 1
+        assert "another `reproaudit onboard` is running on this venue" in result.output
+    finally:
+        held.close()

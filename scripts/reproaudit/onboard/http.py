@@ -117,7 +117,7 @@ class Polite:
                 raise Deferred(host, wait)
             self._next[host] = start + self.intervals.get(host, self.default_interval)
         if wait > 0 and not self.halt.sleep(wait):
-            raise KeyboardInterrupt
+            raise Deferred(host, wait)  # the run is stopping: leave the paper for later
 
     def _limited(self, host: str, seconds: float) -> None:
         with self._lock:

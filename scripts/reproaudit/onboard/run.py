@@ -171,6 +171,8 @@ def onboard(
     progress: Progress,
 ) -> Result:
     venue_dir = repo / "claims" / slug(options.venue)
+    # the lock first: the temp files below may otherwise be another run's, mid-write
+    journal = Journal(options.cache / "state" / f"{slug(options.venue)}.jsonl")
     clean_temp_files(venue_dir)
     records, problems = _duplicates(repo, venue_dir, records)
     progress.total = len(records)
@@ -178,7 +180,6 @@ def onboard(
     drafted_by = f"reproaudit onboard; model {model}; extract prompt v{PROMPT_VERSION}"
     cache = TextCache(options.cache)
     budget = Budget(options.budget)
-    journal = Journal(options.cache / "state" / f"{slug(options.venue)}.jsonl")
     result = Result(progress, [], problems)
     todo: list[tuple[PaperRecord, Path, Existing, str]] = []
     for record in records:

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from .. import problems as P
 from ..errors import InputError, SettingError
 from ..models import ID_PATTERN, check_one_line
@@ -354,7 +356,10 @@ def openreview_token(api_url: str, http: Polite, env: dict[str, str] | None = No
     user, password = env.get("OPENREVIEW_USERNAME"), env.get("OPENREVIEW_PASSWORD")
     if not user or not password:
         return None
-    response = http.request("POST", f"{api_url}/login", json={"id": user, "password": password})
+    try:
+        response = http.request("POST", f"{api_url}/login", json={"id": user, "password": password})
+    except httpx.HTTPError as exc:
+        raise SettingError(f"cannot reach OpenReview at {api_url}: {type(exc).__name__}") from None
     if response.status_code != 200:
         raise SettingError(
             f"OpenReview login failed (HTTP {response.status_code}) for OPENREVIEW_USERNAME",
@@ -425,7 +430,13 @@ def list_openreview(
     requests = 0
     for page in range(MAX_PAGES):
         params = {"content.venueid": venue_id, "limit": page_size, "offset": page * page_size}
-        response = http.request("GET", f"{api_url}/notes", params=params, headers=headers)
+        try:
+            response = http.request("GET", f"{api_url}/notes", params=params, headers=headers)
+        except httpx.HTTPError as exc:
+            raise SettingError(
+                f"cannot reach OpenReview at {api_url}: {type(exc).__name__}",
+                "check --api-url and the network; nothing was written",
+            ) from None
         requests += http.last_attempts
         if response.status_code != 200:
             raise SettingError(
