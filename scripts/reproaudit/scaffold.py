@@ -163,7 +163,7 @@ def doc_links(root: Path) -> dict[str, str]:
 
 def paper_text_info(paper: PaperFile, cache: Path | None) -> dict[str, Any]:
     """Where the paper's text is cached (``onboard`` or ``task --text`` put it there), if it is."""
-    from .onboard.fetch import TextCache, cached_text_path, default_cache, record_of
+    from .onboard.cache import TextCache, cached_text_path, default_cache, record_of
 
     review = paper.review
     where = cached_text_path(

@@ -141,7 +141,7 @@ def task(
 
     if as_text:
         from ..onboard import Hosts, paper_text
-        from ..onboard.fetch import default_cache
+        from ..onboard.cache import default_cache
 
         text, where, _ = paper_text(
             repo, paper_id, cache or default_cache(), hosts=Hosts(arxiv_url=arxiv_url.rstrip("/"))

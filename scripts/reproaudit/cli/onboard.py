@@ -98,7 +98,7 @@ def onboard() -> None:
 
 def _options(kw: dict):
     from ..onboard import Hosts, Options
-    from ..onboard.fetch import default_cache
+    from ..onboard.cache import default_cache
 
     options = Options(
         venue=kw["venue"] or "",

@@ -161,7 +161,8 @@ def paper_text(
     """(text, where it is cached, requests sent) for ``task --text``: fetched once, then cached."""
     from ..repo import Corpus
     from ..scaffold import _require_paper
-    from .fetch import FetchError, TextCache, cached_text_path, fetch_text, record_of
+    from .cache import TextCache, cached_text_path, record_of
+    from .fetch import FetchError, fetch_text
 
     paper = _require_paper(Corpus(root), paper_id)
     store = TextCache(cache)

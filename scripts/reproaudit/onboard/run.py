@@ -26,8 +26,9 @@ from ..judge.endpoint import Endpoint
 from ..judge.halt import Halt
 from ..problems import Problem
 from ..scaffold import slug
+from .cache import TextCache
 from .draft import PROMPT_VERSION, Budget, OverBudget, draft_claims
-from .fetch import FetchError, TextCache, fetch_text
+from .fetch import FetchError, fetch_text
 from .http import Deferred, Polite
 from .sources import PaperRecord
 from .state import Journal
@@ -267,7 +268,9 @@ def onboard(
         if now.kind == "generated" and path.read_text(encoding="utf-8") == text:
             progress.add("unchanged", worked=True)  # same PDF, same listing: nothing to write
             return
-        write_paper(path, text)
+        if not write_paper(path, text, replace=now.kind == "generated"):
+            progress.add("edited", worked=True, model=model_requests, tokens=tokens)
+            return  # someone wrote the file while we drafted: theirs wins
         journal.record(record.id, "written", tokens=tokens, file=rel)
         result.written.append(path)
         progress.add(

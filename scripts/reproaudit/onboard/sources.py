@@ -10,6 +10,7 @@ left out, never half-used.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -297,7 +298,7 @@ def read_list(path: Path) -> tuple[list[PaperRecord], list[Problem]]:
             continue
         found: list[Problem] = []
         record = make_record(row, f"{rel}:{line}", found)
-        problems += [Problem(p.code, rel, line, p.field, p.message, p.hint) for p in found]
+        problems += [dataclasses.replace(p, path=rel, line=line) for p in found]
         if record:
             records.append(record)
     return records, problems

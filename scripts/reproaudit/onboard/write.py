@@ -139,8 +139,13 @@ def read_existing(path: Path) -> Existing:
         return Existing("edited")
 
 
-def write_paper(path: Path, text: str) -> None:
-    atomic_write(path, text)
+def write_paper(path: Path, text: str, *, replace: bool) -> bool:
+    """Write ``text`` whole; with ``replace=False`` a file that appeared meanwhile wins (False)."""
+    try:
+        atomic_write(path, text, overwrite=replace)
+    except FileExistsError:
+        return False
+    return True
 
 
 def clean_temp_files(folder: Path) -> int:
