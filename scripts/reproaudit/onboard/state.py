@@ -1,12 +1,11 @@
-"""A run's journal, so an interrupted onboarding resumes where it stopped.
+"""A run's journal and lock: how each paper ended, and one run per venue at a time.
 
 The journal is a JSON-lines file in the cache folder, one line per paper
-finished (written, unchanged, kept, deferred, failed), appended and flushed as
-each paper ends. A kill can cut only the last line, which is ignored when read.
-The paper files themselves are the truth (each carries the hash of its inputs);
-the journal adds what they cannot say: tokens spent, why a paper was deferred or
-failed, and which papers a run wrote (for ``--pr-batch``). A lock file keeps two
-runs off one venue at once.
+that ends (written, deferred, over budget, failed), appended and flushed as each
+paper ends, so a kill can cut only the last line. The paper files themselves are
+the truth for resuming (each carries the hash of its inputs); the journal keeps
+what they cannot say, for the maintainer: tokens spent, why a paper was deferred
+or failed, which files a run wrote. A lock file keeps two runs off one venue.
 """
 
 from __future__ import annotations
@@ -46,20 +45,3 @@ class Journal:
     def close(self) -> None:
         self._out.close()
         self._lockfile.close()
-
-
-def read_journal(path: Path) -> dict[str, dict[str, Any]]:
-    """The last entry per paper; a line cut by a kill (not JSON) is skipped."""
-    latest: dict[str, dict[str, Any]] = {}
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                try:
-                    entry = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(entry, dict) and isinstance(entry.get("paper"), str):
-                    latest[entry["paper"]] = entry
-    except FileNotFoundError:
-        pass
-    return latest
