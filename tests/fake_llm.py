@@ -13,6 +13,7 @@ answers:
   ``correct``;
 - ``cycle``: the n-th request answers ``cycle[n % len(cycle)]`` for every claim;
 - ``scripted``: the n-th request's content is ``replies[n]`` (the last one repeats);
+- ``reply``: the content is ``replier(user message)`` (e.g. claims drafted from a paper);
 - ``obey``: a fully compromised model: it reads the untrusted data (through
   look-alike letters, as a model does) and answers for every claim the verdict
   the data asks for (``verified`` or ``falsified``, whichever it names last);
@@ -50,6 +51,7 @@ import sys
 import threading
 import time
 import unicodedata
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -84,8 +86,10 @@ class FakeLLM:
         nest_content: int = 0,
         outage: tuple[int, int, int] | None = None,
         screen_from: int = 0,
+        replier: Callable[[str], str] | None = None,
     ) -> None:
         self.behavior = behavior
+        self.replier = replier  # behavior "reply": content = replier(the user message)
         self.latency = latency
         self.answers = answers or {}
         self.limit = limit
@@ -174,6 +178,8 @@ class FakeLLM:
             content = "I think the claims look fine overall! {verdict: maybe"
         elif screening:
             content = self.screen_reply(body)
+        elif behavior == "reply" and self.replier is not None:
+            content = self.replier(user)
         elif behavior == "scripted":
             content = self.replies[min(n, len(self.replies) - 1)]
         else:

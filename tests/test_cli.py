@@ -33,6 +33,18 @@ def test_new_paper_and_logbook_validate_as_written(tmp_path: Path) -> None:
         "new", "logbook", "Ab12Cd34Ef", "--id", "bob-1", "--contributor", "bob", "--repo", repo
     )
     assert result.exit_code == 0, result.output
+    # the scaffold's placeholders are refused until a person replaces them
+    paper = tmp_path / "claims/icml2026/Ab12Cd34Ef.yaml"
+    found = validate_repo(tmp_path).problems
+    assert [(p.code, p.field) for p in found] == [
+        ("placeholder", "paper.authors[0].name"),
+        ("placeholder", "claims[0].statement"),
+    ]
+    paper.write_text(
+        paper.read_text()
+        .replace("First Author", "Ada Lovelace")
+        .replace("One central, checkable claim of the paper, in one sentence.", "It is fast.")
+    )
     assert validate_repo(tmp_path).problems == []
     text = (tmp_path / "logbooks/Ab12Cd34Ef/bob-1.yaml").read_text()
     assert text.startswith("# yaml-language-server: $schema=../../schemas/logbook.schema.json\n")
@@ -172,3 +184,23 @@ def test_one_option_name_per_concept() -> None:
     assert {f: c for f, c in concepts.items() if len(c) > 1} == {}
     assert "--head-sha" not in concepts and spellings["sha"] == {"--sha"}
     assert spellings["repo_name"] == {"--repo-name"} and spellings["post"] == {"--post"}
+
+
+def test_new_paper_refuses_an_id_another_venue_has(tmp_path: Path) -> None:
+    assert (
+        invoke("new", "paper", "Ab12Cd34Ef", "--title", "T", "--repo", str(tmp_path)).exit_code == 0
+    )
+    result = invoke(
+        "new",
+        "paper",
+        "Ab12Cd34Ef",
+        "--title",
+        "T",
+        "--venue",
+        "ICLR 2026",
+        "--repo",
+        str(tmp_path),
+    )
+    assert result.exit_code == 1
+    assert "already has a file at claims/icml2026/Ab12Cd34Ef.yaml" in result.output
+    assert not (tmp_path / "claims/iclr2026").exists()

@@ -286,3 +286,19 @@ def test_deeply_nested_replies_are_refused_not_a_crash(tmp_path: Path) -> None:
     assert result.exit_code == 1, result.output
     assert "levels deep (at most 64)" in result.output
     assert not (tmp_path / "claims").exists()
+
+
+def test_an_existing_paper_file_is_refused_before_the_model_is_called(tmp_path: Path) -> None:
+    paper = tmp_path / "paper.md"
+    paper.write_text("We show one-step sampling is 8x faster than diffusion (Table 3). " * 5)
+    existing = tmp_path / "claims" / "icml2026" / "Fst12Trj34.yaml"
+    existing.parent.mkdir(parents=True)
+    existing.write_text("mine\n")
+    with FakeLLM("scripted", replies=[GOOD]) as fake:
+        result = run(tmp_path, fake, paper)
+        assert fake.count == 0
+        assert result.exit_code == 1
+        assert "already exists; not overwriting it" in result.output
+        assert existing.read_text() == "mine\n"
+        printed = run(tmp_path, fake, paper, "--stdout")  # printing overwrites nothing
+        assert printed.exit_code == 0 and fake.count == 1

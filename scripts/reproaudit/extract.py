@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from . import problems as P
 from .boundedjson import loads
-from .errors import EndpointError, InputError, SettingError
+from .errors import EndpointError, InputError, ReproauditError, SettingError
 from .judge.llm import LlmSettings, truncate
 from .loader import parse_yaml, to_model
 from .models import ID_PATTERN, PaperFile, check_one_line
@@ -238,6 +238,11 @@ def _check_sizes(reply: Any) -> None:
             stack += [(f"{where}[{i}]", v) for i, v in enumerate(value)]
 
 
+def draft_path(paper_id: str, venue: str) -> str:
+    """Where the drafted paper file goes, relative to the repository."""
+    return f"claims/{slug(venue)}/{paper_id}.yaml"
+
+
 def extract_claims(
     paper_path: Path,
     paper_id: str,
@@ -246,11 +251,21 @@ def extract_claims(
     title: str | None = None,
     settings: LlmSettings | None = None,
     client: Any = None,
+    repo: Path | None = None,
 ) -> tuple[str, str]:
-    """(relative path of the paper file, its YAML text), drafted by the model and validated."""
+    """(relative path of the paper file, its YAML text), drafted by the model and validated.
+
+    With ``repo``, a paper file already there is refused before the model is called
+    (a refused write must not cost a request).
+    """
     problems = check_arguments(paper_path, paper_id, venue, title)
     if problems:
         raise InputError(problems)
+    if repo is not None and (Path(repo) / draft_path(paper_id, venue)).exists():
+        raise ReproauditError(
+            f"{Path(repo) / draft_path(paper_id, venue)} already exists; not overwriting it",
+            "pick another --paper-id, use --stdout to print the draft, or delete the file first",
+        )
     settings = settings or LlmSettings.from_env()
     if not settings.configured and client is None:
         raise SettingError(
@@ -303,7 +318,7 @@ def extract_claims(
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             failures.append(str(exc).splitlines()[0][:300])
             continue
-        rel = f"claims/{slug(venue)}/{paper_id}.yaml"
+        rel = draft_path(paper_id, venue)
         body = (
             "# Drafted by `reproaudit extract` from the paper's text: a maintainer must check\n"
             "# every claim, anchor and target before this file is merged.\n"

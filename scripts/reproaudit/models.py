@@ -36,6 +36,8 @@ JudgeMode = Literal["rules", "llm"]
 RerunStatus = Literal["passed", "failed", "timeout"]
 ReviewKind = Literal["review", "author_response"]
 Stance = Literal["confirm", "reject", "agree", "disagree", "fixed"]
+Track = Literal["oral", "spotlight", "poster"]
+DraftStatus = Literal["draft", "reviewed"]
 Flag = Literal[
     "rerun_mismatch",
     "unit_mismatch",
@@ -233,6 +235,8 @@ class Author(Model):
     name: OneLine
     """The author's name as printed on the paper."""
     github: GitHubHandle | None = Field(None, description="lets this author answer in PR threads")
+    openreview: OneLineStr | None = None
+    """The author's OpenReview profile id (e.g. ~Ada_Lovelace1), when the venue lists it."""
 
 
 class Released(Model):
@@ -268,6 +272,33 @@ class PaperMeta(Model):
     """What the authors released: code, data, checkpoints (URLs or null)."""
     tags: Tags = Tags()
     """Labels for the site's filters: area, spotlight, oral."""
+    abstract: Text | None = None
+    """The paper's abstract, as the venue lists it; agents read it in `reproaudit task`."""
+    keywords: list[OneLine] = []
+    """The paper's keywords, as the venue lists them."""
+    track: Track | None = None
+    """How the venue presents the paper: oral, spotlight or poster (from its decision)."""
+    license: OneLineStr | None = None
+    """The licence the venue publishes the paper's metadata under, e.g. CC BY 4.0."""
+
+
+class DraftReview(Model):
+    status: DraftStatus
+    """draft: written by `reproaudit onboard` and not yet checked (the site lists it apart and
+    publishes no verdict counts for it); reviewed: a maintainer checked every claim."""
+    drafted_by: OneLineStr | None = None
+    """What wrote the draft: the tool, model and prompt version."""
+    text_sha256: Sha256 | None = None
+    """SHA-256 of the paper's text the claims were drafted from (the cached text's name)."""
+    inputs_sha256: Sha256 | None = None
+    """SHA-256 of everything the draft was made from; unchanged inputs are never drafted
+    again."""
+    generated_sha256: Sha256 | None = None
+    """SHA-256 of the file as generated (this value zeroed); a file whose hash differs was
+    edited by a person and is never overwritten."""
+    dropped_claims: int | None = Field(None, ge=0)
+    """Claims the model proposed whose quote is not in the paper's text, or whose target did
+    not validate (units checked with pint); they were left out."""
 
 
 class Tolerance(Model):
@@ -326,6 +357,8 @@ class Claim(Model):
     """The number the claim states; it makes the claim checkable by the rules judge."""
     regime: Regime | None = None
     """The range of a parameter the claim covers; a sweep must reach it."""
+    quote: Text | None = None
+    """The paper's own words the claim rests on, verbatim (drafts carry one found in the text)."""
 
 
 class PaperFile(Model):
@@ -335,9 +368,17 @@ class PaperFile(Model):
     """Bumped whenever a claim changes meaning; logbooks record the version they used."""
     claims: list[Claim] = []
     """The checkable claims of the paper."""
+    review: DraftReview | None = None
+    """Whether the claims are a machine draft or a maintainer reviewed them; absent means
+    written by hand (reviewed)."""
 
     def claim(self, claim_id: str) -> Claim | None:
         return next((c for c in self.claims if c.id == claim_id), None)
+
+    @property
+    def is_draft(self) -> bool:
+        """A machine draft no maintainer has reviewed: no verdict counts are published for it."""
+        return self.review is not None and self.review.status == "draft"
 
 
 # --- logbook ----------------------------------------------------------------

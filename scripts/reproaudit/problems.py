@@ -134,6 +134,15 @@ INVALID_VALUE = _code(
     unknown hardware name, a unit pint cannot parse. The message says what is
     expected.""",
 )
+PLACEHOLDER = _code(
+    "placeholder",
+    "error",
+    """
+    A paper file still holds the text `reproaudit new paper` writes for you to
+    replace ("First Author", the example claim's statement). Published as it is,
+    the site would show a made-up author and claim. Put the paper's real authors
+    and claims there, or delete the example entries.""",
+)
 
 # --- the repository -------------------------------------------------------
 MISPLACED_FILE = _code(

@@ -28,7 +28,12 @@ def load_tables(corpus: Corpus) -> Tables:
     rows: list[dict] = []
     reviews: list[dict] = []
     with paused_gc():
-        claim_ids = {paper.paper.id: {c.id for c in paper.claims} for _, paper in corpus.papers()}
+        # a draft paper's verdicts are not counted until a maintainer reviews its claims
+        claim_ids = {
+            paper.paper.id: {c.id for c in paper.claims}
+            for _, paper in corpus.papers()
+            if not paper.is_draft
+        }
         for path, verdict in corpus.verdicts():
             paper_id, logbook_id = path.key
             known = claim_ids.get(paper_id)

@@ -52,6 +52,21 @@ def slug(text: str) -> str:
 def new_paper(root: Path, paper_id: str, title: str, venue: str) -> tuple[Path, str]:
     """Render a paper file; return its path and text (checked against the schema)."""
     rel = f"claims/{slug(venue)}/{paper_id}.yaml"
+    claims = root / "claims"
+    taken = (
+        [p for p in claims.glob(f"*/{paper_id}.yaml") if p != root / rel] if claims.is_dir() else []
+    )
+    if taken:  # a paper id is unique across venues: refuse now, not at validation
+        raise InputError(
+            Problem(
+                P.DUPLICATE_ID,
+                rel,
+                None,
+                "paper.id",
+                f"paper {paper_id} already has a file at {taken[0].relative_to(root)}",
+                "a paper id is unique across venues; edit that file or pick another id",
+            )
+        )
     text = (
         _env()
         .get_template("paper.yaml.j2")
@@ -146,7 +161,25 @@ def doc_links(root: Path) -> dict[str, str]:
     return {"agents": AGENTS_PAGE, "data_files": P.REFERENCE_PAGE}
 
 
-def task_data(root: Path, paper_id: str) -> dict[str, Any]:
+def paper_text_info(paper: PaperFile, cache: Path | None) -> dict[str, Any]:
+    """Where the paper's text is cached (``onboard`` or ``task --text`` put it there), if it is."""
+    from .onboard.cache import TextCache, cached_text_path, default_cache, record_of
+
+    review = paper.review
+    where = cached_text_path(
+        TextCache(cache or default_cache()),
+        record_of(paper.paper),
+        review.text_sha256 if review else None,
+        "https://arxiv.org",
+    )
+    return {
+        "cached": str(where) if where else None,
+        "fetchable": bool(paper.paper.links.arxiv or paper.paper.links.pdf),
+        "command": f"reproaudit task {paper.paper.id} --text",
+    }
+
+
+def task_data(root: Path, paper_id: str, cache: Path | None = None) -> dict[str, Any]:
     """Everything a coding agent needs to reproduce one paper, as data (``task --json``)."""
     corpus = Corpus(root)
     paper = _require_paper(corpus, paper_id)
@@ -161,6 +194,7 @@ def task_data(root: Path, paper_id: str) -> dict[str, Any]:
                 "kind": claim.kind,
                 "anchor": claim.anchor,
                 "statement": claim.statement,
+                "quote": claim.quote,
                 "target": target,
                 "regime": regime,
             }
@@ -173,7 +207,12 @@ def task_data(root: Path, paper_id: str) -> dict[str, Any]:
             "venue": meta.venue,
             "links": {k: v for k, v in meta.links.model_dump().items() if v},
             "released": {k: v for k, v in meta.released.model_dump().items() if v},
+            "abstract": meta.abstract,
+            "keywords": list(meta.keywords),
+            "track": meta.track,
         },
+        "review": paper.review.status if paper.review else "reviewed",
+        "text": paper_text_info(paper, cache),
         "claims_version": paper.claims_version,
         "claims": claims,
         "existing_logbooks": [
@@ -205,9 +244,9 @@ CHECK_STATUS = (
 )
 
 
-def task_brief(root: Path, paper_id: str) -> str:
+def task_brief(root: Path, paper_id: str, cache: Path | None = None) -> str:
     """Everything a coding agent needs to reproduce one paper, as Markdown."""
-    data = task_data(root, paper_id)
+    data = task_data(root, paper_id, cache)
     paper = _require_paper(Corpus(root), paper_id)
     meta = data["paper"]
     lines = [f"# Reproduce: {meta['title']}", "", f"- Paper id: `{meta['id']}` ({meta['venue']})"]
@@ -215,12 +254,24 @@ def task_brief(root: Path, paper_id: str) -> str:
     lines += [f"- Released {name}: {url}" for name, url in meta["released"].items()]
     if not meta["released"]:
         lines.append("- Released code/data/checkpoints: none listed")
-    lines += [f"- Claims version: {data['claims_version']}", "", "## Claims to check", ""]
+    lines += [f"- Claims version: {data['claims_version']}"]
+    if data["review"] == "draft":
+        lines.append("- Claims: a machine draft no maintainer has reviewed yet")
+    text = data["text"]
+    if text["cached"]:
+        lines.append(f"- The paper's text (cached): {text['cached']}")
+    elif text["fetchable"]:
+        lines.append(f"- The paper's text: not cached; `{text['command']}` fetches and prints it")
+    if meta["abstract"]:
+        lines += ["", "## Abstract", "", meta["abstract"]]
+    lines += ["", "## Claims to check", ""]
     for claim in paper.claims:
         lines.append(f"### {claim.id} ({claim.kind}) — {claim.anchor}")
         lines.append("")
         lines.append(claim.statement)
         lines.append("")
+        if claim.quote:
+            lines += [f"> {claim.quote}", ""]
         if claim.target:
             t = claim.target
             value = "" if t.value is None else f" {t.value:g}"

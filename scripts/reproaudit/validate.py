@@ -113,8 +113,40 @@ def _field(loc: tuple) -> str | None:
 # --- per kind ---------------------------------------------------------------
 
 
-def _check_paper(corpus: Corpus, path: DataPath, paper: PaperFile, problem) -> list[Problem]:
+# What `reproaudit new paper` writes for a person to replace (templates/paper.yaml.j2).
+PAPER_PLACEHOLDERS = {
+    "author": "First Author",
+    "statement": "One central, checkable claim of the paper, in one sentence.",
+}
+
+
+def _placeholders(paper: PaperFile, problem) -> list[Problem]:
     out = []
+    for i, author in enumerate(paper.paper.authors):
+        if author.name == PAPER_PLACEHOLDERS["author"]:
+            out.append(
+                problem(
+                    P.PLACEHOLDER,
+                    ("paper", "authors", i, "name"),
+                    f"{author.name!r} is the template's placeholder",
+                    "write the paper's authors as printed on it",
+                )
+            )
+    for i, claim in enumerate(paper.claims):
+        if claim.statement == PAPER_PLACEHOLDERS["statement"]:
+            out.append(
+                problem(
+                    P.PLACEHOLDER,
+                    ("claims", i, "statement"),
+                    "the template's example claim is still here",
+                    "write the paper's own claim (and its anchor and target), or delete it",
+                )
+            )
+    return out
+
+
+def _check_paper(corpus: Corpus, path: DataPath, paper: PaperFile, problem) -> list[Problem]:
+    out = _placeholders(paper, problem)
     venue, stem = path.key
     if paper.paper.id != stem:
         out.append(

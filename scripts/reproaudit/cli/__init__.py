@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 from ..errors import ReproauditError, UsageError
-from . import ci, data, judging, site, tools
+from . import ci, data, judging, onboard, site, tools
 
 BUG_EXIT = 3
 INTERRUPTED_EXIT = 130  # 128 + SIGINT, as shells report it
@@ -65,7 +65,7 @@ def main() -> None:
     cli(prog_name="reproaudit")
 
 
-for _family in (data, judging, site, ci, tools):
+for _family in (data, judging, site, ci, tools, onboard):
     for _command in _family.COMMANDS:
         cli.add_command(_command)
 

@@ -114,17 +114,44 @@ def new_logbook_cmd(
 @click.command()
 @click.argument("paper_id")
 @click.option("--json", "as_json", is_flag=True, help="The same brief as JSON, for agents.")
+@click.option(
+    "--text",
+    "as_text",
+    is_flag=True,
+    help="Print the paper's text (fetched once from arXiv or its PDF link, then cached).",
+)
+@click.option(
+    "--cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The text cache [default: $REPROAUDIT_CACHE or ~/.cache/reproaudit].",
+)
+@click.option("--arxiv-url", default="https://arxiv.org", show_default=True, hidden=True)
 @repo_option
-def task(paper_id: str, as_json: bool, repo: Path) -> None:
-    """Print everything a coding agent needs to reproduce PAPER_ID, as Markdown."""
+def task(
+    paper_id: str, as_json: bool, as_text: bool, cache: Path | None, arxiv_url: str, repo: Path
+) -> None:
+    """Print everything a coding agent needs to reproduce PAPER_ID, as Markdown.
+
+    The brief has the abstract and says where the paper's text is cached; --text prints it.
+    """
     import json
 
     from ..scaffold import task_brief, task_data
 
-    if as_json:
-        click.echo(json.dumps(task_data(repo, paper_id), indent=2, ensure_ascii=False))
+    if as_text:
+        from ..onboard import Hosts, paper_text
+        from ..onboard.cache import default_cache
+
+        text, where, _ = paper_text(
+            repo, paper_id, cache or default_cache(), hosts=Hosts(arxiv_url=arxiv_url.rstrip("/"))
+        )
+        click.echo(text)
+        click.echo(f"(cached at {where})", err=True)
+    elif as_json:
+        click.echo(json.dumps(task_data(repo, paper_id, cache), indent=2, ensure_ascii=False))
     else:
-        click.echo(task_brief(repo, paper_id))
+        click.echo(task_brief(repo, paper_id, cache))
 
 
 COMMANDS = [validate, schema, new, task]

@@ -68,7 +68,9 @@ def extract(
     """
     from ..extract import extract_claims
 
-    rel, text = extract_claims(paper, paper_id, venue=venue, title=title)
+    rel, text = extract_claims(
+        paper, paper_id, venue=venue, title=title, repo=None if stdout else repo
+    )
     emit({repo / rel: text}, stdout)
 
 

@@ -242,6 +242,7 @@ def paper_context(data: SiteData, paper_id: str) -> PaperPage:
         claims=claims,
         contested=contested,
         falsifications=falsifications_of(data, paper_id),
+        draft=paper.is_draft,
         discrepancies=[
             Discrepancy(
                 logbook=key[1],
@@ -722,6 +723,7 @@ def paper_rows(data: SiteData) -> list[dict[str, Any]]:
                 + (" et al." if len(meta.authors) > 4 else ""),
                 "claims": len(paper.claims),
                 "logbooks": logbooks.get(paper_id, 0),
+                "draft": paper.is_draft,
             }
         )
     rows.sort(key=lambda r: (r["title"].casefold(), r["id"]))
@@ -733,9 +735,23 @@ def slug(text: str) -> str:
 
 
 def browse_lists(data: SiteData) -> list[dict[str, Any]]:
-    """The static lists that reach every paper without JavaScript: A-Z, by outcome, by area."""
-    rows = paper_rows(data)
+    """The static lists that reach every paper without JavaScript: A-Z, by outcome, by area,
+    and the drafts (claims no maintainer has reviewed yet) apart from the rest."""
+    every = paper_rows(data)
+    rows = [r for r in every if not r["draft"]]
+    drafts = [r for r in every if r["draft"]]
     lists = [{"kind": "a-z", "name": "All papers, A to Z", "url": "browse/a-z/", "rows": rows}]
+    if drafts:
+        lists.append(
+            {
+                "kind": "drafts",
+                "key": "drafts",
+                "name": "Drafts: claims not reviewed yet",
+                "label": "Drafts",
+                "url": "browse/drafts/",
+                "rows": drafts,
+            }
+        )
     for bucket, (label, _) in OUTCOMES.items():
         mine = [r for r in rows if r["bucket"] == bucket]
         if mine:

@@ -122,6 +122,7 @@ class PaperPage:
     site_url: str | None
     cite: PaperCitation
     answer: Review | None = None  # the authors' latest answer on a counted falsification
+    draft: bool = False  # claims not reviewed yet: listed apart, no verdict counts
 
 
 @dataclass(frozen=True)
