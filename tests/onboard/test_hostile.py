@@ -214,3 +214,18 @@ def test_two_runs_on_one_venue_take_turns(repo: Path, tmp_path: Path) -> None:
         assert "another `reproaudit onboard` is running on this venue" in result.output
     finally:
         held.close()
+
+
+def test_a_deeply_nested_model_reply_is_a_failed_draft_not_a_crash(
+    repo: Path, tmp_path: Path
+) -> None:
+    listing = tmp_path / "venue.csv"
+    listing.write_text("id,title,authors,abstract,arxiv,pdf\nN1,A Paper,Ada,Abs.,2601.00001,\n")
+    deep = "[" * 100_000 + "]" * 100_000  # json.loads raises RecursionError on this
+    with ArxivStub() as arxiv, FakeLLM("scripted", replies=[deep] * 10) as fake:
+        arxiv.papers["2601.00001"] = text_pdf(paper_lines("N1"))
+        result = onboard_list(repo, listing, arxiv, fake)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert result.exit_code in (0, 1), result.output
+    assert "Traceback" not in result.output and "RecursionError" not in result.output
+    assert not (repo / "claims/colt2026/N1.yaml").exists()  # no draft from a reply refused

@@ -11,7 +11,6 @@ spacing) is dropped and counted, and so is one that does not validate as a
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 import threading
@@ -22,6 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..boundedjson import loads
 from ..extract import MAX_CLAIMS, TEXT_BUDGET, _check_sizes
 from ..judge.endpoint import Endpoint
 from ..judge.halt import Halt
@@ -173,7 +173,7 @@ def draft_claims(endpoint: Endpoint, model: str, text: str, budget: Budget, halt
                 break
             continue
         try:
-            reply = json.loads(answer.content)
+            reply = loads(answer.content)  # depth and size bounded: the model is untrusted
             _check_sizes(reply)
             if not isinstance(reply, dict):
                 raise ValueError("the reply is not a JSON object")

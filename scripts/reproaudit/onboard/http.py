@@ -12,7 +12,6 @@ of blocking this one. Bodies are read under a size cap.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from ..boundedjson import loads
 from ..errors import ReproauditError
 from ..judge.endpoint import retry_after
 from ..judge.halt import Halt
@@ -59,7 +59,7 @@ def reset_seconds(response: httpx.Response, body: bytes, now: float) -> float | 
         except ValueError:
             pass
     try:
-        details = json.loads(body or b"{}").get("details") or {}
+        details = loads(body or b"{}").get("details") or {}
         when = datetime.fromisoformat(str(details["resetTime"]).replace("Z", "+00:00"))
         return max(0.0, when.timestamp() - now)
     except (ValueError, KeyError, TypeError, AttributeError):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
-import json
 import os
 import re
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ from typing import Any
 import httpx
 
 from .. import problems as P
+from ..boundedjson import loads
 from ..errors import InputError, SettingError
 from ..models import ID_PATTERN, check_one_line
 from ..problems import Problem
@@ -38,6 +38,8 @@ _NOT_ACCEPTED = re.compile(r"withdrawn|reject|submitted to|desk", re.I)
 _ARXIV = re.compile(
     r"^(?:arxiv:)?(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]+(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?)$", re.I
 )
+
+LISTING_CHARS = 64 * 1024 * 1024  # one page of notes (abstracts included), bounded
 
 
 @dataclass(frozen=True)
@@ -309,7 +311,7 @@ def _jsonl_rows(text: str, rel: str, problems: list[Problem]) -> Iterator[tuple[
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = loads(line)
         except ValueError as exc:
             problems.append(Problem(P.INVALID_VALUE, rel, number, None, f"not JSON: {exc}"))
             continue
@@ -367,7 +369,7 @@ def openreview_token(api_url: str, http: Polite, env: dict[str, str] | None = No
             "check OPENREVIEW_USERNAME and OPENREVIEW_PASSWORD, or set OPENREVIEW_TOKEN",
         )
     try:
-        return str(response.json()["token"])
+        return str(loads(response.content)["token"])
     except (ValueError, KeyError, TypeError):
         raise SettingError("OpenReview login answered without a token") from None
 
@@ -446,7 +448,7 @@ def list_openreview(
                 "check the venue id (e.g. ICLR.cc/2025/Conference) and --api-url",
             )
         try:
-            doc = response.json()
+            doc = loads(response.content, max_chars=LISTING_CHARS)
             notes = doc["notes"]
             if not isinstance(notes, list):
                 raise TypeError
