@@ -134,6 +134,24 @@ INVALID_VALUE = _code(
     unknown hardware name, a unit pint cannot parse. The message says what is
     expected.""",
 )
+NUMBER_OUT_OF_RANGE = _code(
+    "number_out_of_range",
+    "error",
+    """
+    A number is not finite (`.inf`, `.nan`) or its magnitude is over 1e15.
+    Such a value is never a measurement: an infinite value would pass any
+    `at_least` target and hide growth, and huge ones overflow the judge's
+    arithmetic. Write the number you measured, in a unit that keeps it under
+    1e15 (GB rather than bytes); re-run outputs are held to the same range.""",
+)
+RESERVED_ID = _code(
+    "reserved_id",
+    "error",
+    """
+    The logbook id names a file of the repository's layout: `reviews` would
+    write its verdict over `verdicts/<paper>/reviews.yaml`, `index` over the
+    paper's own page. Pick another id and rename the logbook file to match.""",
+)
 
 # --- the repository -------------------------------------------------------
 MISPLACED_FILE = _code(

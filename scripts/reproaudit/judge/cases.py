@@ -40,7 +40,12 @@ class RulesJudge:
 
 
 def rerun_current(case: Case) -> bool:
-    """A passed re-run whose record names the current logbook bytes and its own outputs."""
+    """Is this re-run passed and current? The one gate of the evidence rule (rules version 3):
+    only then may a claim be published verified, falsified or toy.
+
+    Current means the record names the current logbook bytes and its own outputs, and
+    the reader of the record (``inputs.read_rerun``, which checks every input hash it
+    knows) did not mark it stale."""
     record = case.record
     if record is None or record.rerun.status != "passed" or case.logbook_sha256 is None:
         return False
@@ -52,10 +57,31 @@ def rerun_current(case: Case) -> bool:
     return declared is None or declared == record.info.outputs_sha256
 
 
+def rerun_hardware(case: Case) -> str | None:
+    """The hardware the re-run ran on (or, before one, would run on); None when unknown.
+
+    A docker or Hugging Face Jobs re-run gets the logbook's ``reproduce.hardware``;
+    bwrap and unsandboxed local runs see no accelerator: ``cpu``.
+    """
+    reproduce = case.logbook.reproduce
+    run = case.record.run if case.record else None
+    if run is not None and run.backend != "hf-jobs" and run.sandbox != "docker":
+        return "cpu"
+    return reproduce.hardware if reproduce is not None else None
+
+
 def claim_facts(case: Case, injection: bool = False) -> dict[str, ClaimFacts]:
     current = rerun_current(case)
+    ran = rerun_hardware(case)
     return {
-        c.id: ClaimFacts(case.logbook.result(c.id), current, injection) for c in case.paper.claims
+        c.id: ClaimFacts(
+            case.logbook.result(c.id),
+            current,
+            injection,
+            c.target.hardware if c.target else None,
+            ran,
+        )
+        for c in case.paper.claims
     }
 
 
