@@ -184,11 +184,13 @@ def _far_from_point(target: Target, value: float, points: list[Point]) -> str | 
         factor, where = (off, "above") if off > 1 else (1 / off, "below")
         unit = "" if target.unit == "dimensionless" else f" {target.unit}"
         typed = f" (typed {p.typed:g} {quote(p.unit)})" if p.unit is not None else ""
+        hint = "check the unit and the scale the number was measured in"
+        if target.unit == "dimensionless" and p.unit is None and off <= 300:
+            hint = f"if {p.value:g} is a percentage, write unit: percent"
         return (
             f"{target.metric} {p.value:.4g}{unit}{typed} is {factor:.0f}x {where} the target "
             f"{value:g}{unit}: a value {SCALE_FAR:g}x or more from the target is more likely a "
-            "slip of unit or scale than a result. hint: check the unit and the scale the "
-            "number was measured in"
+            f"slip of unit or scale than a result. hint: {hint}"
         )
     return None
 
