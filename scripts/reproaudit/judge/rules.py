@@ -187,8 +187,9 @@ def _far_from_point(target: Target, value: float, points: list[Point]) -> str | 
         hint = "check the unit and the scale the number was measured in"
         if target.unit == "dimensionless" and p.unit is None and off <= 300:
             hint = f"if {p.value:g} is a percentage, write unit: percent"
+        times = f"{factor:.0f}" if factor < 1e6 else f"{factor:.2g}"
         return (
-            f"{target.metric} {p.value:.4g}{unit}{typed} is {factor:.0f}x {where} the target "
+            f"{target.metric} {p.value:.4g}{unit}{typed} is {times}x {where} the target "
             f"{value:g}{unit}: a value {SCALE_FAR:g}x or more from the target is more likely a "
             f"slip of unit or scale than a result. hint: {hint}"
         )
