@@ -446,7 +446,7 @@ def validation_problems(doc: Document, error: ValidationError) -> list[Problem]:
             hint = f"add {loc[-1]!r}; {P.FIELD_REFERENCE}" if loc else None
         elif kind == "number_out_of_range":
             code = P.NUMBER_OUT_OF_RANGE
-            hint = "write the finite number you measured, under 1e15 in magnitude"
+            hint = "write a finite number under 1e15 in magnitude (a larger unit keeps it small)"
         elif kind == "reserved_id":
             code = P.RESERVED_ID
             hint = "pick another id, and name the file after it"

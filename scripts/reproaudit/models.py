@@ -192,7 +192,7 @@ def check_number(value: float) -> float:
         raise PydanticCustomError(
             "number_out_of_range",
             "{value} is not a finite number within ±1e15",
-            {"value": repr(value).replace("inf", ".inf").replace("nan", ".nan")},
+            {"value": f"{value:g}".replace("inf", ".inf").replace("nan", ".nan")},
         )
     return value
 
@@ -406,7 +406,8 @@ class Agent(Model):
 
 class LogbookMeta(Model):
     id: LogbookId
-    """The logbook's id (lowercase letters, digits, '.', '_', '-'); also the file's name."""
+    """The logbook's id (lowercase letters, digits, '.', '_', '-'; not reviews or index, which name
+    layout files); also the file's name."""
     paper: PaperId
     """The id of the paper reproduced; the logbook lives in logbooks/<paper>/."""
     claims_version: int = Field(ge=1)

@@ -24,9 +24,20 @@ class Chips:
     def _meaning(self, anchor: str) -> str:
         return f"{self.link(words.MEANING_URL)}#{anchor}"  # site paths need no escaping
 
-    def verdict(self, v: str | None, review: str | None = None, state: str | None = None) -> Markup:
+    def verdict(
+        self,
+        v: str | None,
+        review: str | None = None,
+        state: str | None = None,
+        flags: list[str] | None = None,
+    ) -> Markup:
         if not v:
             out = '<span class="ra-chip ra-chip--none">no verdict</span>'
+        elif v == "inconclusive" and flags and "not_rerun" in flags:
+            out = (
+                f'<a class="ra-chip ra-chip--inconclusive" href="{self._meaning("flag-not_rerun")}"'
+                f">{escape(words.AWAITING)}</a>"
+            )
         else:
             review_class = " ra-chip--review" if state == "under_review" else ""
             text = "falsified, under review" if state == "under_review" else v
