@@ -26,7 +26,6 @@ from pydantic import (
     Field,
     model_validator,
 )
-
 from pydantic_core import PydanticCustomError
 
 from .units import UnitError, parse_unit
@@ -205,7 +204,6 @@ def _check_logbook_id(text: str) -> str:
             {"value": text},
         )
     return text
-
 
 
 def _parse_time(value: Any) -> Any:

@@ -55,7 +55,10 @@ HEALTHY_OUTPUTS = {
     "acc": 0.9,
     "sweep": {"values": [10, 100, 1000, 10000], "measured": [1.0, 1.01, 0.99, 1.0]},
 }
-REVIEWS = "reviews:\n  - {claim: C1, logbook: ann-1, kind: review, stance: confirm, by: maint, at: 2026-07-01T00:00:00Z}\n"
+REVIEWS = (
+    "reviews:\n  - {claim: C1, logbook: ann-1, kind: review, stance: confirm, by: maint,\n"
+    "     at: 2026-07-01T00:00:00Z}\n"
+)
 
 
 def write_record(repo: Path, logbook: str, outputs: dict[str, Any]) -> None:
@@ -186,5 +189,7 @@ def test_a_verdict_is_never_written_over_a_layout_file(tmp_path: Path) -> None:
     assert write_verdicts(tmp_path, docs, summary) == ["verdicts/P/ok.yaml"]
     assert (tmp_path / "verdicts/P/reviews.yaml").read_text() == REVIEWS
     assert summary.errors == {
-        "verdicts/P/reviews.yaml": "ValueError: verdicts/P/reviews.yaml is not a verdict file's path"
+        "verdicts/P/reviews.yaml": (
+            "ValueError: verdicts/P/reviews.yaml is not a verdict file's path"
+        )
     }

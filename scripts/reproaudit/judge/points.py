@@ -184,8 +184,7 @@ def _measured_value(
     if found is None:
         j.add("missing_outputs")
         problems.append(
-            f"{quote(m.source)} is not a finite number (within ±1e15) in the re-run "
-            "outputs"
+            f"{quote(m.source)} is not a finite number (within ±1e15) in the re-run outputs"
         )
         return None, "re-run"
     if m.value is not None and abs(m.value - found) > max(
