@@ -205,10 +205,11 @@ def _slip_as_typed(target: Target, value: float, points: list[Point]) -> str | N
         if (lo <= off <= hi or lo <= 1 / off <= hi) and 1 / SCALE_NEAR <= near <= SCALE_NEAR:
             factor, where = (off, "above") if off > 1 else (1 / off, "below")
             unit = "" if target.unit == "dimensionless" else f" {target.unit}"
+            hint = _scale_hint(p.typed, p.unit, target.unit)
             return (
                 f"{target.metric} {p.typed:g} {quote(p.unit)} is {p.value:.4g}{unit}, "
                 f"{factor:.0f}x {where} the target {value:g}{unit}, though {p.typed:g} as "
-                f"typed is close to it: a scale slip? hint: {_scale_hint(p.typed, p.unit, target.unit)}"
+                f"typed is close to it: a scale slip? hint: {hint}"
             )
     return None
 
