@@ -144,6 +144,16 @@ NUMBER_OUT_OF_RANGE = _code(
     arithmetic. Write the number you measured, in a unit that keeps it under
     1e15 (GB rather than bytes); re-run outputs are held to the same range.""",
 )
+HARDWARE_UNSTATED = _code(
+    "hardware_unstated",
+    "warning",
+    """
+    An efficiency claim's statement names an accelerator ("52 ms on one A100")
+    but its target has no `hardware`. The judge caps a claim at toy when the
+    re-run ran on other hardware than `target.hardware` (`hardware_mismatch`);
+    without it a CPU timing would be compared with an A100 figure as if they
+    were the same. Add the hardware, named as in `reproduce.hardware`.""",
+)
 RESERVED_ID = _code(
     "reserved_id",
     "error",

@@ -298,7 +298,7 @@ def build_prompt(case: Case, judgements: list[ClaimVerdict], logbook_text: str) 
     untrusted = [text.replace("\x00", "") for text in untrusted]
     user = _user_template().render(
         paper=case.paper.paper,
-        rerun_status=record.rerun.status if record else "none (numbers are self-reported)",
+        rerun_status=_rerun_status(case),
         claims_json=json.dumps(claims, indent=1, ensure_ascii=False),
         nonce=_SLOT,
         quoted_text=untrusted[0],
@@ -309,6 +309,16 @@ def build_prompt(case: Case, judgements: list[ClaimVerdict], logbook_text: str) 
     )
     system = _prompt(f"v{PROMPT_VERSION}.system.md").replace("{nonce}", _SLOT)
     return Prompt(system, user, "\n".join(untrusted))
+
+
+def _rerun_status(case: Case) -> str:
+    """The re-run as the prompt's trusted header states it (fixed words only)."""
+    record = case.record
+    if record is None:
+        return "none (numbers are self-reported)"
+    if record.rerun.stale:
+        return f"{record.rerun.status}, but of other bytes than these (stale: ignored)"
+    return record.rerun.status
 
 
 # --- votes and merging -----------------------------------------------------------
