@@ -343,6 +343,10 @@ def judge_corpus(
                 case, result.claims, config, when, result.usage, result.samples_answered
             )
         except Exception as exc:  # this logbook's failure, never the run's
+            if error is None and halt.halted:  # cut short by the deadline or Ctrl-C: not judged
+                with _lock:
+                    summary.skipped.append(_rel(case))
+                return None
             failure = error or _failure(exc)
             with _lock:
                 summary.errors[_rel(case)] = failure
