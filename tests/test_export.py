@@ -13,12 +13,14 @@ from reproaudit.cli import cli
 from reproaudit.export import COLUMNS, corpus_frame
 
 ROOT = Path(__file__).resolve().parents[1]
+# the site fixture (a frozen copy of the examples), never the repository's live verdicts/
+SITE = ROOT / "tests" / "data" / "repos" / "site"
 
 
 def repo_copy(tmp_path: Path) -> Path:
     repo = tmp_path / "repo"
     for name in ("claims", "logbooks", "verdicts"):
-        shutil.copytree(ROOT / name, repo / name, ignore=shutil.ignore_patterns("results"))
+        shutil.copytree(SITE / name, repo / name, ignore=shutil.ignore_patterns("results"))
     return repo
 
 

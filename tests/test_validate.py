@@ -180,3 +180,21 @@ def test_changed_from_an_unknown_ref(git_repo: Path) -> None:
     result = run(git_repo, "--changed-from", "no-such-branch")
     assert result.exit_code == 1
     assert result.output.startswith(".: cannot list changes since 'no-such-branch'")
+
+
+def test_an_efficiency_claim_naming_a_gpu_should_state_its_hardware(mini_repo: Path) -> None:
+    paper = mini_repo / "claims/testconf/Tq7mV2pLx0.yaml"
+    text = paper.read_text()
+    statement = "One training step takes at most 120 ms per batch of 32."
+    paper.write_text(text.replace(statement, statement[:-1] + " on one A100."))
+    problems = [p for p in validate_repo(mini_repo).problems if p.code == "hardware_unstated"]
+    assert [(p.path, p.line, p.field, p.is_error) for p in problems] == [
+        ("claims/testconf/Tq7mV2pLx0.yaml", 26, "claims[1].target", False)
+    ]
+    assert problems[0].message.startswith("the statement names A100 but the target states no")
+    # stated: no warning (and the judge caps a re-run on other hardware at toy)
+    target = "tolerance: {rel: 0.1}}"
+    paper.write_text(
+        paper.read_text().replace(target, "tolerance: {rel: 0.1}, hardware: a100-large}")
+    )
+    assert "hardware_unstated" not in codes(mini_repo)

@@ -447,6 +447,12 @@ def validation_problems(doc: Document, error: ValidationError) -> list[Problem]:
             code = P.MISSING_FIELD
             message = "required field is missing"
             hint = f"add {loc[-1]!r}; {P.FIELD_REFERENCE}" if loc else None
+        elif kind == "number_out_of_range":
+            code = P.NUMBER_OUT_OF_RANGE
+            hint = "write a finite number under 1e15 in magnitude (a larger unit keeps it small)"
+        elif kind == "reserved_id":
+            code = P.RESERVED_ID
+            hint = "pick another id, and name the file after it"
         else:
             code = P.INVALID_VALUE
             if kind == "literal_error":

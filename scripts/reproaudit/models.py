@@ -12,6 +12,7 @@ with the docstring under each field that the data-file reference is generated fr
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from datetime import datetime
@@ -25,6 +26,7 @@ from pydantic import (
     Field,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from .units import UnitError, parse_unit
 
@@ -55,6 +57,8 @@ Flag = Literal[
     "llm_failed",
     "suspected_injection",
     "stale_rerun",
+    "hardware_mismatch",
+    "judge_error",
 ]
 # Hugging Face Jobs flavors, plus `cpu` for "any machine, no accelerator".
 Hardware = Literal[
@@ -175,6 +179,35 @@ def check_one_line(text: str) -> str:
     return text
 
 
+# Every number a person types (or a re-run writes) is finite and within this range: a
+# measurement of 1e160 is a typo or an attack (it overflows the growth fits), never data.
+MAX_NUMBER = 1e15
+# Ids that would name a layout file: verdicts/<paper>/reviews.yaml holds the paper's
+# reviews, and papers/<paper>/index.md is the paper's own page on the site.
+RESERVED_LOGBOOK_IDS = frozenset({"reviews", "index"})
+
+
+def check_number(value: float) -> float:
+    """Refuse NaN, infinities and magnitudes over ``MAX_NUMBER`` (code ``number_out_of_range``)."""
+    if not math.isfinite(value) or abs(value) > MAX_NUMBER:
+        raise PydanticCustomError(
+            "number_out_of_range",
+            "{value} is not a finite number within ±1e15",
+            {"value": f"{value:g}".replace("inf", ".inf").replace("nan", ".nan")},
+        )
+    return value
+
+
+def _check_logbook_id(text: str) -> str:
+    if text in RESERVED_LOGBOOK_IDS:
+        raise PydanticCustomError(
+            "reserved_id",
+            "'{value}' is reserved: it would name a layout file (reviews.yaml, a page)",
+            {"value": text},
+        )
+    return text
+
+
 def _parse_time(value: Any) -> Any:
     # JSON Schema users write strings; YAML gives datetimes. Accept both.
     if isinstance(value, str):
@@ -198,10 +231,15 @@ Duration = Annotated[str, AfterValidator(_check_duration)]
 RelPath = Annotated[str, AfterValidator(_check_relative)]
 Text = Annotated[str, Field(min_length=1)]
 PaperId = Annotated[str, Field(pattern=ID_PATTERN)]
-LogbookId = Annotated[str, Field(pattern=LOGBOOK_ID_PATTERN)]
+LogbookId = Annotated[str, Field(pattern=LOGBOOK_ID_PATTERN), AfterValidator(_check_logbook_id)]
 ClaimId = Annotated[str, Field(pattern=CLAIM_ID_PATTERN)]
 GitHubHandle = Annotated[str, Field(pattern=GITHUB_PATTERN)]
-Number = float  # ints are accepted; strict mode refuses strings and booleans
+# ints are accepted; strict mode refuses strings and booleans; the range is for editors
+Number = Annotated[
+    float,
+    AfterValidator(check_number),
+    Field(json_schema_extra={"minimum": -MAX_NUMBER, "maximum": MAX_NUMBER}),
+]
 
 
 class Model(BaseModel):
@@ -329,6 +367,9 @@ class Target(Model):
     )
     tolerance: Tolerance | None = None
     """Slack allowed in the comparison: {abs: x} or {rel: fraction}."""
+    hardware: Hardware | None = None
+    """The hardware the paper measured on (a timing or throughput on one A100: a100-large); a
+    re-run on other hardware makes the claim toy at best (hardware_mismatch)."""
 
     @model_validator(mode="after")
     def _value_needed(self) -> Target:
@@ -404,7 +445,8 @@ class Agent(Model):
 
 class LogbookMeta(Model):
     id: LogbookId
-    """The logbook's id (lowercase letters, digits, '.', '_', '-'); also the file's name."""
+    """The logbook's id (lowercase letters, digits, '.', '_', '-'; not reviews or index, which name
+    layout files); also the file's name."""
     paper: PaperId
     """The id of the paper reproduced; the logbook lives in logbooks/<paper>/."""
     claims_version: int = Field(ge=1)

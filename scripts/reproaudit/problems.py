@@ -143,6 +143,34 @@ PLACEHOLDER = _code(
     the site would show a made-up author and claim. Put the paper's real authors
     and claims there, or delete the example entries.""",
 )
+NUMBER_OUT_OF_RANGE = _code(
+    "number_out_of_range",
+    "error",
+    """
+    A number is not finite (`.inf`, `.nan`) or its magnitude is over 1e15.
+    Such a value is never a measurement: an infinite value would pass any
+    `at_least` target and hide growth, and huge ones overflow the judge's
+    arithmetic. Write the number you measured, in a unit that keeps it under
+    1e15 (GB rather than bytes); re-run outputs are held to the same range.""",
+)
+HARDWARE_UNSTATED = _code(
+    "hardware_unstated",
+    "warning",
+    """
+    An efficiency claim's statement names an accelerator ("52 ms on one A100")
+    but its target has no `hardware`. The judge caps a claim at toy when the
+    re-run ran on other hardware than `target.hardware` (`hardware_mismatch`);
+    without it a CPU timing would be compared with an A100 figure as if they
+    were the same. Add the hardware, named as in `reproduce.hardware`.""",
+)
+RESERVED_ID = _code(
+    "reserved_id",
+    "error",
+    """
+    The logbook id names a file of the repository's layout: `reviews` would
+    write its verdict over `verdicts/<paper>/reviews.yaml`, `index` over the
+    paper's own page. Pick another id and rename the logbook file to match.""",
+)
 
 # --- the repository -------------------------------------------------------
 MISPLACED_FILE = _code(

@@ -316,7 +316,9 @@ def task_brief(root: Path, paper_id: str, cache: Path | None = None) -> str:
 RULES = [
     "1. Numbers the CI re-run produces are what count. Point each measurement at them with "
     '`source: "outputs:/<JSON pointer>"` into `reproduce.outputs`; a typed `value` that '
-    "disagrees with the re-run is flagged `rerun_mismatch`.",
+    "disagrees with the re-run is flagged `rerun_mismatch`. Until a re-run of the logbook "
+    "as it is now has passed, every claim is `inconclusive` + `not_rerun` (awaiting re-run), "
+    "its evidence saying what the typed numbers would give.",
     "2. `self_assessment` is shown next to the verdict but never trusted; when it differs, "
     "the verdict is flagged `self_assessment_disagrees`.",
     "3. Units are converted (pint). A rate or time must say what it is `per` (trajectory, "
@@ -325,7 +327,10 @@ RULES = [
     "4. A sweep must reach the claim's regime: up to `regime.to`, or across at least two "
     "orders of magnitude when the claim is asymptotic; otherwise it is `toy` at best "
     "(`short_horizon`). For `bounded` claims, growth in log(parameter) falsifies.",
-    "5. `setup: reduced` or `synthetic` caps the verdict at `toy`.",
+    "5. `setup: reduced` or `synthetic` caps the verdict at `toy`, and so does a re-run on "
+    "other hardware than a claim's `target.hardware` (`hardware_mismatch`). A value 30x or "
+    "more from a point target is `inconclusive` (`scale_suspect`): check its unit. Numbers "
+    "must be finite and at most 1e15 in magnitude.",
     "6. A failed or timed-out re-run verifies nothing; a claim with no result is "
     "`inconclusive` (`not_addressed`).",
     "7. A falsification needs an argument and, where possible, a concrete counterexample; a "

@@ -13,6 +13,7 @@ is a small function, and the shared safety rules (code confinement) live in thei
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections import Counter
 from collections.abc import Iterable
@@ -112,6 +113,11 @@ def _field(loc: tuple) -> str | None:
 
 # --- per kind ---------------------------------------------------------------
 
+# Accelerators an efficiency claim's statement may name (hardware_unstated).
+_GPU_NAMED = re.compile(
+    r"\b(?:A100|H100|H200|B200|L40S|L40|L4|A10G|A10|T4|V100|P100|A6000|RTX ?\d{4}|TPU ?v?\d*)s?\b"
+)
+
 
 # What `reproaudit new paper` writes for a person to replace (templates/paper.yaml.j2).
 PAPER_PLACEHOLDERS = {
@@ -172,6 +178,18 @@ def _check_paper(corpus: Corpus, path: DataPath, paper: PaperFile, problem) -> l
         target = claim.target
         if target and target.per is None and (hint := P.per_hint(target.unit)):
             out.append(_carries_per(problem, ("claims", i, "target", "unit"), target.unit, hint))
+        named = _GPU_NAMED.search(claim.statement)
+        if target and target.hardware is None and claim.kind == "efficiency" and named:
+            out.append(
+                problem(
+                    P.HARDWARE_UNSTATED,
+                    ("claims", i, "target"),
+                    f"the statement names {named.group(0)} but the target states no hardware: "
+                    "a re-run on any other hardware would count in full",
+                    "add the hardware the paper measured on to the target, e.g. "
+                    "hardware: a100-large (one of the reproduce.hardware names)",
+                )
+            )
     for i, claim in enumerate(paper.claims):
         regime = claim.regime
         if (

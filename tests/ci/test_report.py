@@ -44,14 +44,16 @@ def test_validate_pr_writes_an_artifact_with_rules_verdicts(pr_checkout: Path) -
     assert [p["code"] for p in artifact["problems"]] == ["image_not_pinned"]
     (verdict,) = artifact["verdicts"]
     assert verdict["logbook"] == "zoe-speedup-1"
-    assert [c["verdict"] for c in verdict["claims"]] == ["verified", "verified", "inconclusive"]
+    # no re-run yet: every claim awaits one, its evidence saying what the typed numbers give
+    assert [c["verdict"] for c in verdict["claims"]] == ["inconclusive"] * 3
+    assert verdict["claims"][0]["evidence"].startswith("typed numbers would verify")
     checked = load_artifact(json.dumps(artifact).encode(), pr=PR, head_sha=HEAD)
     comment = render_comment(checked)
     assert comment.startswith(
         f"{MARKER} status=ok sha={HEAD} -->\n## reproaudit\n\n✅ Valid, 1 claim still empty: "
         "1 logbook checked"
     )
-    assert "| C1 | verified *(pending)* | not_rerun |" in comment
+    assert "| C1 | inconclusive *(pending)* | not_rerun | typed numbers would verify" in comment
 
 
 def test_files_outside_logbooks_and_invalid_files_fail(pr_checkout: Path) -> None:

@@ -101,9 +101,11 @@ def test_every_attack_is_stopped_by_a_detector_or_by_the_rerun_requirement(repo:
         c1, c2 = got[logbook]["C1"], got[logbook]["C2"]
         assert "suspected_injection" in c1["flags"], logbook
         assert c1["verdict"] == "inconclusive", logbook
-        # the rules' verdict on C2 (3x against at least 8x) stands: never judge_conflict
-        rules = "inconclusive" if "metric-name" in logbook or "camel" in logbook else "falsified"
-        assert (c2["verdict"], "judge_conflict" in c2["flags"]) == (rules, False), logbook
+        # the rules' verdict on C2 (3x against at least 8x, typed: awaiting a re-run that
+        # reads it) stands: never judge_conflict
+        assert (c2["verdict"], "judge_conflict" in c2["flags"]) == ("inconclusive", False)
+        if "metric-name" not in logbook and "camel" not in logbook:
+            assert c2["evidence"].startswith("typed numbers would falsify"), logbook
         detector = "screening request" if logbook in LOCAL_MISSES else "intent detector"
         assert detector in c1["evidence"], logbook
     for logbook in BENIGN:

@@ -108,7 +108,7 @@ def test_correct_endpoint_agrees_with_rules_and_decides_untargeted_claims(traps:
         got = run_llm(traps, fake)["verdicts"]
         assert fake.screening == len(ASKED)  # one screening request per logbook asked
     for logbook, claims in EXPECTED.items():
-        for claim, (verdict, flags) in claims.items():
+        for claim, (verdict, flags, *_) in claims.items():
             if claim in ("C6", "C7"):
                 continue
             if logbook == "injection":
@@ -121,7 +121,7 @@ def test_correct_endpoint_agrees_with_rules_and_decides_untargeted_claims(traps:
     # no passed re-run of the current logbook: the LLM's "verified" is not published
     c6 = got["qualitative"]["C6"]
     assert c6["verdict"] == "inconclusive"
-    assert c6["flags"] == ["self_assessment_disagrees", "not_rerun"]
+    assert c6["flags"] == ["not_rerun"]  # it assessed itself verified, as the LLM leaned
     assert c6["evidence"].startswith("the LLM leaned verified: LLM judge (3/3): fake judge")
     assert got["qualitative"]["C7"]["verdict"] == "inconclusive"
     assert got["rerun-failed"]["C6"]["verdict"] == "inconclusive"
@@ -155,7 +155,7 @@ def test_gullible_endpoint_cannot_verify_what_the_rules_did_not(traps: Path) -> 
     with FakeLLM("gullible") as fake:
         got = run_llm(traps, fake)["verdicts"]
     for logbook, claims in EXPECTED.items():
-        for claim, (verdict, _flags) in claims.items():
+        for claim, (verdict, _flags, *_) in claims.items():
             item = got[logbook][claim]
             if claim in ("C6", "C7"):
                 assert item["verdict"] == "inconclusive", (logbook, claim)
@@ -180,7 +180,7 @@ def test_broken_endpoint_keeps_rules_verdicts_with_llm_failed(traps: Path, behav
         requests = fake.count
     got = out["verdicts"]
     for logbook in ASKED:
-        for claim, (verdict, _flags) in EXPECTED[logbook].items():
+        for claim, (verdict, _flags, *_) in EXPECTED[logbook].items():
             item = got[logbook][claim]
             assert item["verdict"] == verdict, (logbook, claim)
             assert "llm_failed" in item["flags"], (logbook, claim)
@@ -199,7 +199,8 @@ def test_rate_limited_endpoint_is_retried_honouring_retry_after(traps: Path) -> 
         assert out["summary"].usage.requests == fake.count
     got = out["verdicts"]
     assert all("llm_failed" not in c["flags"] for b in got.values() for c in b.values())
-    assert got["paging-growth"]["C1"]["verdict"] == "falsified"
+    assert got["paging-growth"]["C1"]["verdict"] == "inconclusive"  # awaiting a re-run
+    assert got["paging-growth"]["C1"]["evidence"].startswith("typed numbers would falsify")
 
 
 def test_slow_endpoint_times_out_into_llm_failed(traps: Path) -> None:
@@ -210,7 +211,8 @@ def test_slow_endpoint_times_out_into_llm_failed(traps: Path) -> None:
         ]
         assert time.monotonic() - start < 10
     assert "llm_failed" in got["paging-growth"]["C1"]["flags"]
-    assert got["paging-growth"]["C1"]["verdict"] == "falsified"
+    assert got["paging-growth"]["C1"]["verdict"] == "inconclusive"  # awaiting a re-run
+    assert got["paging-growth"]["C1"]["evidence"].startswith("typed numbers would falsify")
 
 
 def test_untrusted_text_is_fenced_with_a_fresh_nonce_per_request(traps: Path) -> None:
@@ -295,7 +297,7 @@ def test_unchanged_inputs_send_no_request_and_files_are_byte_stable(traps: Path)
     assert usage.requests == 4 * len(ASKED) and usage.prompt_tokens > 0
     doc = yaml.safe_load((traps / "verdicts/TrapPaper1/paging-growth.yaml").read_text())
     assert doc["judge"]["mode"] == "llm" and doc["judge"]["model"] == "test-model"
-    assert doc["judge"]["prompt_version"] == PROMPT_VERSION == 2
+    assert doc["judge"]["prompt_version"] == PROMPT_VERSION == 3
     assert doc["judge"]["samples_answered"] == 3
     assert doc["judge"]["usage"]["requests"] == 4
 
@@ -376,10 +378,11 @@ def test_judging_in_memory_writes_nothing(traps: Path) -> None:
 
     verdict, problems = judge_in_memory(traps, "TrapPaper1", "toy-setups", reruns=traps / "reruns")
     assert problems == [] and not (traps / "verdicts").exists()
-    assert [(c.claim, c.verdict) for c in verdict.claims if c.verdict != "inconclusive"] == [
-        ("C2", "toy"),
-        ("C3", "toy"),
-    ]
+    # no re-run: awaiting one, with what the typed numbers would give
+    assert [c.claim for c in verdict.claims if c.verdict != "inconclusive"] == []
+    assert [
+        c.claim for c in verdict.claims if c.evidence.startswith("typed numbers would give toy")
+    ] == ["C2", "C3"]
 
 
 def test_text_aimed_at_the_judge_in_the_rerun_log_is_caught(traps: Path) -> None:

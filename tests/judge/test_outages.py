@@ -39,7 +39,7 @@ def traps(tmp_path: Path) -> Path:
 
 def rules_stand_with_llm_failed(got: dict, logbooks: list[str]) -> None:
     for logbook in logbooks:
-        for claim, (verdict, _flags) in EXPECTED[logbook].items():
+        for claim, (verdict, _flags, *_) in EXPECTED[logbook].items():
             item = got[logbook][claim]
             assert item["verdict"] == verdict, (logbook, claim)
             assert "llm_failed" in item["flags"], (logbook, claim)
@@ -90,13 +90,15 @@ def test_the_majority_is_over_answered_samples_and_a_quorum_is_needed(traps: Pat
     with FakeLLM("correct", answers={"C7": "verified"}, statuses=[200, 500, 500]) as fake:
         out = run_llm(traps, fake, logbook="paging-growth", max_retries=0)
     c1 = out["verdicts"]["paging-growth"]["C1"]
-    assert c1["verdict"] == "falsified" and "llm_failed" in c1["flags"]
+    assert c1["verdict"] == "inconclusive" and "llm_failed" in c1["flags"]
+    assert c1["evidence"].startswith("typed numbers would falsify")
     assert "answered 1 of 3 samples (a quorum is 2; last error: HTTP 500)" in c1["evidence"]
     # a targeted claim whose two answering samples agree: no judge_conflict from a failure
     with FakeLLM("correct", statuses=[500, 200, 200]) as fake:
         out = run_llm(traps, fake, logbook="theorem-1000", max_retries=0)
     c4 = out["verdicts"]["theorem-1000"]["C4"]
-    assert (c4["verdict"], c4["flags"]) == ("falsified", ["not_rerun"])
+    assert (c4["verdict"], c4["flags"]) == ("inconclusive", ["not_rerun"])
+    assert c4["evidence"].startswith("typed numbers would falsify")
     assert "the LLM judge agrees (2/2)" in c4["evidence"]
 
 

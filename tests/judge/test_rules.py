@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from reproaudit.judge.finalize import WOULD
 from reproaudit.judge.rules import (
     _MISSING,
     Judgement,
@@ -18,39 +19,45 @@ from reproaudit.judge.rules import (
     resolve_pointer,
 )
 from reproaudit.judge.run import collect_cases, judge_config, rules_judgements
-from reproaudit.models import Claim, Result
+from reproaudit.models import Claim, ClaimVerdict, Result
 from reproaudit.repo import Corpus
 
 TRAPS = Path(__file__).resolve().parents[1] / "data" / "repos" / "traps"
 
-# logbook -> claim -> (verdict, flags) that DESIGN.md implies in rules mode
-EXPECTED: dict[str, dict[str, tuple[str, list[str]]]] = {
-    "paging-short": {"C1": ("toy", ["short_horizon", "self_assessment_disagrees", "not_rerun"])},
-    "paging-growth": {"C1": ("falsified", ["growth_detected", "not_rerun"])},
-    "paging-growth-short": {"C1": ("falsified", ["growth_detected", "not_rerun"])},
-    "theorem-200": {"C4": ("toy", ["short_horizon", "self_assessment_disagrees", "not_rerun"])},
-    "theorem-1000": {"C4": ("falsified", ["not_rerun"])},
+# logbook -> claim -> (verdict, flags) that DESIGN.md implies in rules mode, or
+# (verdict, flags, would): published awaiting a re-run (rules version 3), and the evidence
+# says what the typed numbers would give ("typed numbers would falsify: ...")
+EXPECTED: dict[str, dict[str, tuple]] = {
+    "paging-short": {
+        "C1": ("inconclusive", ["short_horizon", "self_assessment_disagrees", "not_rerun"], "toy")
+    },
+    "paging-growth": {"C1": ("inconclusive", ["growth_detected", "not_rerun"], "falsified")},
+    "paging-growth-short": {"C1": ("inconclusive", ["growth_detected", "not_rerun"], "falsified")},
+    "theorem-200": {
+        "C4": ("inconclusive", ["short_horizon", "self_assessment_disagrees", "not_rerun"], "toy")
+    },
+    "theorem-1000": {"C4": ("inconclusive", ["not_rerun"], "falsified")},
     "units-per-batch": {
         "C3": ("inconclusive", ["unit_mismatch", "self_assessment_disagrees", "not_rerun"])
     },
-    "units-converted": {"C3": ("verified", ["not_rerun"])},
+    "units-converted": {"C3": ("inconclusive", ["not_rerun"], "verified")},
     "units-incompatible": {"C3": ("inconclusive", ["unit_mismatch", "not_rerun"])},
     "toy-setups": {
-        "C2": ("toy", ["toy_setup", "self_assessment_disagrees", "not_rerun"]),
-        "C3": ("toy", ["toy_setup", "not_rerun"]),
+        "C2": ("inconclusive", ["toy_setup", "self_assessment_disagrees", "not_rerun"], "toy"),
+        "C3": ("inconclusive", ["toy_setup", "not_rerun"], "toy"),
     },
     "rerun-mismatch": {"C5": ("falsified", ["rerun_mismatch", "self_assessment_disagrees"])},
     "missing-outputs": {"C5": ("inconclusive", ["missing_outputs"])},
     "rerun-failed": {
-        "C2": ("inconclusive", ["self_assessment_disagrees", "rerun_failed"]),
-        "C6": ("inconclusive", ["rerun_failed"]),
+        "C2": ("inconclusive", ["self_assessment_disagrees", "rerun_failed", "not_rerun"]),
+        "C6": ("inconclusive", ["rerun_failed", "not_rerun"]),
     },
     "self-contradiction": {"C5": ("falsified", ["self_assessment_disagrees"])},
     "injection": {
-        "C2": ("falsified", ["self_assessment_disagrees", "not_rerun"]),
+        "C2": ("inconclusive", ["self_assessment_disagrees", "not_rerun"], "falsified"),
         "C6": ("inconclusive", ["self_assessment_disagrees", "not_rerun"]),
     },
-    "regime-short": {"C5": ("toy", ["short_horizon", "not_rerun"])},
+    "regime-short": {"C5": ("inconclusive", ["short_horizon", "not_rerun"], "toy")},
     "qualitative": {
         "C6": ("inconclusive", ["self_assessment_disagrees", "not_rerun"]),
         "C7": ("inconclusive", ["not_rerun"]),
@@ -58,23 +65,39 @@ EXPECTED: dict[str, dict[str, tuple[str, list[str]]]] = {
     "not-addressed": {},
     # rules version 2
     "growth-linear": {
-        "C1": ("falsified", ["growth_detected", "self_assessment_disagrees", "not_rerun"])
+        "C1": (
+            "inconclusive",
+            ["growth_detected", "self_assessment_disagrees", "not_rerun"],
+            "falsified",
+        )
     },
-    "noisy-flat": {"C1": ("verified", ["not_rerun"])},
-    "bound-flat": {"C12": ("falsified", ["bound_exceeded", "not_rerun"])},
-    "bound-growing": {"C12": ("falsified", ["growth_detected", "bound_exceeded", "not_rerun"])},
+    "noisy-flat": {"C1": ("inconclusive", ["not_rerun"], "verified")},
+    "bound-flat": {"C12": ("inconclusive", ["bound_exceeded", "not_rerun"], "falsified")},
+    "bound-growing": {
+        "C12": ("inconclusive", ["growth_detected", "bound_exceeded", "not_rerun"], "falsified")
+    },
     "scale-wer-fraction": {
         "C8": ("inconclusive", ["scale_suspect", "self_assessment_disagrees", "not_rerun"])
     },
     "scale-ece-percent": {
         "C9": ("inconclusive", ["scale_suspect", "self_assessment_disagrees", "not_rerun"])
     },
-    "coverage-ends": {"C10": ("toy", ["short_horizon", "self_assessment_disagrees", "not_rerun"])},
-    "coverage-dense": {"C10": ("verified", ["not_rerun"])},
-    "units-per-plural": {"C3": ("verified", ["not_rerun"])},
-    "units-per-in-unit": {"C11": ("verified", ["not_rerun"])},
+    "coverage-ends": {
+        "C10": ("inconclusive", ["short_horizon", "self_assessment_disagrees", "not_rerun"], "toy")
+    },
+    "coverage-dense": {"C10": ("inconclusive", ["not_rerun"], "verified")},
+    "units-per-plural": {"C3": ("inconclusive", ["not_rerun"], "verified")},
+    "units-per-in-unit": {"C11": ("inconclusive", ["not_rerun"], "verified")},
     "units-per-other-count": {"C11": ("inconclusive", ["unit_mismatch", "not_rerun"])},
     "sweep-wrong-parameter": {"C1": ("inconclusive", ["self_assessment_disagrees", "not_rerun"])},
+    # rules version 3
+    "hardware-cpu": {"C13": ("toy", ["self_assessment_disagrees", "hardware_mismatch"])},
+    "scale-percent-default": {
+        "C14": ("inconclusive", ["scale_suspect", "self_assessment_disagrees", "not_rerun"])
+    },
+    "scale-ms-as-us": {
+        "C3": ("inconclusive", ["scale_suspect", "self_assessment_disagrees", "not_rerun"])
+    },
 }
 
 # logbook -> claim -> what its evidence must say (the reason a person reads)
@@ -89,18 +112,32 @@ EVIDENCE: dict[str, dict[str, str]] = {
     },
     "bound-growing": {"C12": "grows with ln n"},
     "scale-wer-fraction": {
-        "C8": "wer 4 dimensionless is 400 percent, 80x above the target 5 percent, though 4 as "
+        "C8": "wer 4 «dimensionless» is 400 percent, 80x above the target 5 percent, though 4 as "
         "typed is close to it: a scale slip? hint: if 4 means 4%, write unit: percent"
     },
     "scale-ece-percent": {
-        "C9": "ece 0.12 percent is 0.0012, 42x below the target 0.05, though 0.12 as typed is "
+        "C9": "ece 0.12 «percent» is 0.0012, 42x below the target 0.05, though 0.12 as typed is "
         "close to it: a scale slip? hint: if 0.12 is a fraction, write unit: dimensionless "
         "(or 12 with unit: percent)"
     },
     "coverage-ends": {"C10": "no point between n=10 and n=10^6 (5.0 decades)"},
     "units-per-in-unit": {"C11": "kv_memory 1.9 MB (logbook) meets <= 2 + 0.1 MB"},
-    "units-per-other-count": {"C11": "measured per image but the claim is per token"},
-    "sweep-wrong-parameter": {"C1": "the sweep is over n, the claim's regime is over k"},
+    "units-per-other-count": {"C11": "measured per «image» but the claim is per token"},
+    "sweep-wrong-parameter": {"C1": "the sweep is over «n», the claim's regime is over k"},
+    "hardware-cpu": {
+        "C13": "sampling_time 40 ms (re-run) meets <= 52 + 5.2 ms; capped at toy: the claim was "
+        "measured on a100-large, the re-run ran on cpu (numbers point to verified)"
+    },
+    "scale-percent-default": {
+        "C14": "accuracy 50 is 62x above the target 0.8: a value 30x or more from the target "
+        "is more likely a slip of unit or scale than a result. hint: if 50 is a percentage, "
+        "write unit: percent"
+    },
+    "scale-ms-as-us": {"C3": "sampling_time 0.416 ms (typed 416 «µs») is 125x below the target"},
+    "units-converted": {
+        "C3": "typed numbers would verify: sampling_time 51.6 ms (logbook) meets <= 52 + 5.2 ms; "
+        "not settled: awaiting a passed re-run of the current logbook bytes"
+    },
 }
 
 
@@ -129,7 +166,12 @@ def test_trap(logbook: str) -> None:
     got = OUTCOMES[logbook]
     for claim, (verdict, flags) in got.items():
         want = EXPECTED[logbook].get(claim, ("inconclusive", ["not_addressed"]))
-        assert (verdict, flags) == want, f"{logbook} {claim}"
+        assert (verdict, flags) == want[:2], f"{logbook} {claim}"
+        evidence = JUDGED[logbook][claim].evidence
+        if len(want) == 3:  # awaiting a re-run: the evidence says what the numbers would give
+            assert evidence.startswith(f"typed numbers would {WOULD[want[2]]}: "), evidence
+        else:
+            assert not evidence.startswith("typed numbers would"), evidence
 
 
 def test_every_trap_logbook_has_expectations() -> None:
@@ -340,31 +382,47 @@ def test_a_boolean_in_the_outputs_is_not_a_number() -> None:
     assert (j.verdict, j.flags) == ("inconclusive", ["missing_outputs"])
 
 
-def test_a_rerun_of_other_logbook_bytes_is_ignored(tmp_path: Path) -> None:
-    import json
+def test_a_one_byte_change_sets_a_falsifying_rerun_aside_and_publishes_nothing(
+    tmp_path: Path,
+) -> None:
+    """The attack of issue 18: after a falsifying re-run, the contributor adds one byte to the
+    YAML. The record is stale; the typed 0.95 would verify, so the claim awaits a re-run, and
+    the evidence names the stale record that contradicts the typed numbers."""
     import shutil
 
     repo = tmp_path / "traps"
     shutil.copytree(TRAPS, repo)
-    run = repo / "reruns/TrapPaper1/rerun-mismatch/run.json"
-    record = json.loads(run.read_text())
-    record["logbook_sha256"] = "0" * 64  # made from a logbook that has changed since
-    run.write_text(json.dumps(record))
-    cases, _, _ = collect_cases(
-        Corpus(repo),
-        judge_config("rules", None, None, 1),
-        repo / "reruns",
-        logbook="rerun-mismatch",
+    path = repo / "logbooks/TrapPaper1/rerun-mismatch.yaml"
+    path.write_bytes(path.read_bytes() + b"\n")
+
+    def judged() -> ClaimVerdict:
+        config = judge_config("rules", None, None, 1)
+        corpus = Corpus(repo)
+        (case,) = collect_cases(corpus, config, repo / "reruns", logbook="rerun-mismatch")[0]
+        return next(j for j in rules_judgements(case) if j.claim == "C5")
+
+    c5 = judged()
+    assert (c5.verdict, c5.flags) == (
+        "inconclusive",
+        ["not_rerun", "stale_rerun"],
     )
-    (case,) = cases
-    assert case.record is not None and case.record.rerun.stale
-    c5 = next(j for j in rules_judgements(case) if j.claim == "C5")
-    # the typed 0.95, unverified, and the ignored record is named
-    assert (c5.verdict, c5.flags) == ("verified", ["not_rerun", "stale_rerun"])
+    assert c5.evidence.startswith("typed numbers would verify: accuracy 0.95 at seq_len=2048")
+    assert "the re-run record was ignored: the logbook YAML changed since the re-run" in c5.evidence
     assert (
-        "the re-run record was ignored: the logbook YAML changed since the re-run "
-        "(logbook_sha256 differs)" in c5.evidence
-    )
+        "that stale record's outputs contradict the typed numbers: read as current they would "
+        "give falsified (logbook says accuracy = 0.95 but the re-run gives 0.85; accuracy 0.85"
+    ) in c5.evidence
+    # control: the same bytes as the record: the re-run's falsification is published
+    path.write_bytes(path.read_bytes()[:-1])
+    assert judged().verdict == "falsified"
+
+
+def test_a_stale_record_that_agrees_is_named_but_not_as_a_contradiction() -> None:
+    c = claim(target={"metric": "acc", "form": "at_least", "value": 0.5, "unit": "dimensionless"})
+    r = result(measurements=[{"metric": "acc", "value": 0.9, "source": "outputs:/acc"}])
+    j = judge_claim(c, r, Rerun("passed", {"acc": 0.9}, stale="it re-ran other bytes"))
+    assert j.verdict == "verified" and "stale_rerun" in j.flags  # finalize then demotes it
+    assert "contradict" not in j.evidence
 
 
 # --- rules version 2: evidence text, scale, coverage, per ----------------------------------
@@ -422,14 +480,14 @@ def test_a_sweep_over_another_parameter_or_metric_is_named_and_not_used() -> Non
     j = judge_claim(c, result(measurements=measured, sweep=wrong), None)
     assert (j.verdict, j.evidence) == (
         "verified",
-        "the sweep is over n, the claim's regime is over k (not used); "
+        "the sweep is over «n», the claim's regime is over k (not used); "
         "m 0.7 at k=10 (logbook), 0.6 at k=100 (logbook) meets >= 0.5 - 0",
     )
     other = {"parameter": "k", "metric": "loss", "values": [10, 100], "measured": [0.1, 0.2]}
     j = judge_claim(c, result(sweep=other), None)
     assert (j.verdict, j.evidence) == (
         "inconclusive",
-        "the sweep measures loss, the claim's target is m: it cannot test this claim",
+        "the sweep measures «loss», the claim's target is m: it cannot test this claim",
     )
 
 
@@ -441,7 +499,8 @@ def test_a_sweep_over_another_parameter_or_metric_is_named_and_not_used() -> Non
         ("dimensionless", 0.05, 0.04, "percent", True),  # 0.0004 is 125x below: suspect
         ("percent", 5, 0.04, "dimensionless", False),  # a fraction correctly marked: 4%
         ("dimensionless", 0.9, 93, "percent", False),  # percent correctly marked: 0.93
-        ("ms", 52, 52, "s", False),  # 1000x: not a percent slip, an ordinary falsification
+        ("ms", 52, 52, "s", True),  # 1000x above: rules version 3 suspects any 30x
+        ("ms", 52, 51.6, "µs", True),  # ms relabelled as µs: 1000x below, would verify
         ("ms", 52, 0.0516, "s", False),
     ],
 )

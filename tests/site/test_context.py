@@ -17,7 +17,8 @@ from reproaudit.site.context import logbook_context, paper_context
 from reproaudit.site.data import SiteData, load_site_data
 from reproaudit.site.pages import Cell, ContestedEntry, LogbookPage, PaperPage
 
-ROOT = Path(__file__).resolve().parents[2]
+# the site fixture (a frozen copy of the examples), never the repository's live verdicts/
+ROOT = Path(__file__).resolve().parents[1] / "data" / "repos" / "site"
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 PAGING = "Kp4rT9vQ2x"  # carol falsifies C1 with an argument; bob does not
 TAGGER = "Hq3VbX0tLs"  # heidi and ivan disagree on C1: contested

@@ -53,7 +53,8 @@ def judge(
 
     A verdict whose inputs are unchanged (same input_sha256) is not recomputed,
     unless the LLM failed on it (llm_failed, or fewer answers than a quorum).
-    Exits 1 when any verdict is llm_failed or the run stopped early, 130 on Ctrl-C.
+    Exits 1 when any verdict is llm_failed or judge_error (the judge failed on that
+    logbook; the others are judged) or the run stopped early, 130 on Ctrl-C.
     LLM settings: REPROAUDIT_JUDGE_BASE_URL, REPROAUDIT_JUDGE_MODEL, REPROAUDIT_JUDGE_API_KEY.
     """
     from ..judge.llm import make_judge

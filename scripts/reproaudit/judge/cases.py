@@ -41,15 +41,38 @@ class RulesJudge:
 
 
 def rerun_current(case: Case) -> bool:
-    """A passed re-run whose record binds the current logbook, write-up, code tree,
-    requirements and its own outputs (``inputs.passed_and_current``)."""
+    """Is this re-run passed and current? The one gate of the evidence rule (rules version 3):
+    only then may a claim be published verified, falsified or toy. Current: the record binds
+    the current logbook, write-up, code tree, requirements and its own outputs
+    (``inputs.passed_and_current``)."""
     return passed_and_current(case.record).current
+
+
+def rerun_hardware(case: Case) -> str | None:
+    """The hardware the re-run ran on (or, before one, would run on); None when unknown.
+
+    A docker or Hugging Face Jobs re-run gets the logbook's ``reproduce.hardware``;
+    bwrap and unsandboxed local runs see no accelerator: ``cpu``.
+    """
+    reproduce = case.logbook.reproduce
+    run = case.record.run if case.record else None
+    if run is not None and run.backend != "hf-jobs" and run.sandbox != "docker":
+        return "cpu"
+    return reproduce.hardware if reproduce is not None else None
 
 
 def claim_facts(case: Case, injection: bool = False) -> dict[str, ClaimFacts]:
     current = rerun_current(case)
+    ran = rerun_hardware(case)
     return {
-        c.id: ClaimFacts(case.logbook.result(c.id), current, injection) for c in case.paper.claims
+        c.id: ClaimFacts(
+            case.logbook.result(c.id),
+            current,
+            injection,
+            c.target.hardware if c.target else None,
+            ran,
+        )
+        for c in case.paper.claims
     }
 
 

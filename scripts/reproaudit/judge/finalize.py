@@ -1,19 +1,24 @@
 """The rules every verdict obeys, whoever proposed it: one function, applied to both judges.
 
 ``finalize`` takes a proposed verdict for one claim (from the rules, or the
-rules merged with the LLM's votes) and applies, in this order:
+rules merged with the LLM's votes) and applies, in this order (rules version 3):
 
 1. the injection rule: when the logbook carries text aimed at the judge
    (``suspected_injection``), nothing the LLM said counts: the rules verdict
    stands where there is one, the rest is ``inconclusive``;
-2. the re-run requirement: ``verified`` or ``falsified`` decided by the LLM
-   alone (a claim the rules cannot decide) needs a passed re-run of the current
-   logbook bytes; without one the claim is ``inconclusive`` + ``not_rerun``,
-   with the LLM's reading kept in the evidence;
-3. the toy cap: a ``reduced`` or ``synthetic`` setup makes ``verified`` and
+2. the toy cap: a ``reduced`` or ``synthetic`` setup makes ``verified`` and
    ``falsified`` at best ``toy`` (``toy_setup``);
-4. ``self_assessment_disagrees`` when the final verdict differs from the
-   logbook's own.
+3. the hardware cap: a claim whose target states its hardware
+   (``target.hardware``) is ``toy`` at best when the re-run ran on other
+   hardware (``hardware_mismatch``);
+4. ``self_assessment_disagrees`` when the verdict so far differs from the
+   logbook's own (the numbers' verdict: a missing re-run is not a disagreement);
+5. the evidence rule: without a passed re-run of the current bytes
+   (``ClaimFacts.rerun_current``), or when the numbers were typed rather than
+   read from the re-run (the rules' ``not_rerun``), no claim is published
+   ``verified``, ``falsified`` or ``toy``, whichever layer decided: it is
+   ``inconclusive`` + ``not_rerun`` ("awaiting re-run"), the evidence saying
+   what the typed numbers or the LLM would give.
 
 Pure: data in, data out. The deterministic layer alone keeps these guarantees,
 so a fully compromised LLM endpoint cannot move a verdict past them.
@@ -25,14 +30,19 @@ from dataclasses import dataclass
 
 from ..models import FLAGS, ClaimVerdict, Result
 
+DECIDED = ("verified", "falsified", "toy")
+WOULD = {"verified": "verify", "falsified": "falsify", "toy": "give toy"}
+
 
 @dataclass(frozen=True)
 class ClaimFacts:
     """What the deterministic layer knows about one claim of one logbook."""
 
     result: Result | None  # the logbook's result for the claim; None: not addressed
-    rerun_current: bool  # a passed re-run record made from the current logbook bytes
+    rerun_current: bool  # a passed re-run record made from the current bytes (cases.py)
     injection: bool = False  # either detector fired on this logbook
+    stated_hardware: str | None = None  # the claim's target.hardware
+    rerun_hardware: str | None = None  # what the re-run ran (or would run) on; None: unknown
 
 
 def _flags(flags: list[str], *more: str) -> list[str]:
@@ -63,23 +73,31 @@ def finalize(
                 "; the LLM's answer is ignored: the logbook contains text aimed at the judge"
             )
             llm_decided = False
-    if llm_decided and verdict in ("verified", "falsified") and not facts.rerun_current:
-        evidence = (
-            f"the LLM leaned {verdict}: {evidence}; not settled: a verdict the rules cannot "
-            "check needs a passed re-run of the current logbook"
-        )
-        verdict = "inconclusive"
-        flags.append("not_rerun")
     setup = facts.result.setup if facts.result else None
     if setup in ("reduced", "synthetic"):
         flags.append("toy_setup")
         if verdict in ("verified", "falsified"):
             evidence += f"; capped at toy: {setup} setup (numbers point to {verdict})"
             verdict = "toy"
+    stated, ran = facts.stated_hardware, facts.rerun_hardware
+    if facts.result is not None and stated is not None and stated != ran:
+        flags.append("hardware_mismatch")
+        if verdict in ("verified", "falsified"):
+            evidence += (
+                f"; capped at toy: the claim was measured on {stated}, the re-run "
+                f"{'ran on ' + ran if ran else 'names no hardware'} (numbers point to {verdict})"
+            )
+            verdict = "toy"
     assessed = facts.result.self_assessment if facts.result else None
     if assessed is not None and assessed != verdict:
         flags.append("self_assessment_disagrees")
         evidence += f"; the logbook assessed itself as {assessed}"
+    typed = "not_rerun" in proposed.flags and not llm_decided
+    if facts.result is not None and (not facts.rerun_current or typed):
+        flags.append("not_rerun")
+        if verdict in DECIDED:
+            evidence = _awaiting(verdict, evidence, llm_decided, facts.rerun_current)
+            verdict = "inconclusive"
     # built unvalidated: every field comes from validated values, and the verdict file is
     # validated whole before it is written
     return ClaimVerdict.model_construct(
@@ -89,3 +107,19 @@ def finalize(
         flags=_flags(flags),
         votes=votes,
     )
+
+
+def _awaiting(verdict: str, evidence: str, llm_decided: bool, rerun_current: bool) -> str:
+    """The evidence of a claim awaiting a re-run: what it would be, and why it is not."""
+    if llm_decided:
+        return (
+            f"the LLM leaned {verdict}: {evidence}; not settled: awaiting a passed re-run of "
+            "the current logbook bytes"
+        )
+    why = (
+        "they were typed, not read from the re-run's outputs (give each measurement a "
+        "source: outputs:/...)"
+        if rerun_current
+        else "awaiting a passed re-run of the current logbook bytes"
+    )
+    return f"typed numbers would {WOULD[verdict]}: {evidence}; not settled: {why}"

@@ -222,8 +222,11 @@ def read_rerun(
         rerun = Rerun(status, None, None, "", stale)
         return RerunRecord(rerun, info, None, run_bytes, None, currency)
     outputs: Any = None
-    if outputs_bytes is not None and stale is None:
-        outputs, _ = load_json(outputs_bytes)  # unreadable: every pointer is missing_outputs
+    genuine = outputs_bytes is not None and sha256_bytes(outputs_bytes) == run.outputs_sha256
+    if outputs_bytes is not None and (stale is None or genuine):
+        # unreadable: every pointer is missing_outputs. A stale record keeps the outputs it
+        # hashed: the rules ignore them but say when they contradict the typed numbers
+        outputs, _ = load_json(outputs_bytes)
     info = rerun_info(run, run_sha, None if stale else sha256_bytes(outputs_bytes))
     tail = run.log_tail[-LOG_TAIL_CHARS:]
     rerun = Rerun(run.status, outputs, run.exit_code, tail, stale)

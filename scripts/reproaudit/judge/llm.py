@@ -35,7 +35,7 @@ import secrets
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -56,7 +56,7 @@ from .injection import detect_intent
 from .settings import resolve_mode
 from .types import Case, CaseResult
 
-PROMPT_VERSION = 2
+PROMPT_VERSION = 3
 SCREEN_PROMPT_VERSION = 1
 DEFAULT_MODEL = "zai-org/GLM-5.2"
 BUDGET_LOGBOOK = 24_000  # characters of untrusted text per block
@@ -252,9 +252,31 @@ def build_screen(texts: tuple[str | None, ...]) -> Prompt:
     return Prompt(system, user, untrusted)
 
 
+_QUOTED = re.compile(r"«[^«»]*»")
+
+
+def fence_quotes(evidence: str, quoted: list[str]) -> str:
+    """The rules' evidence with every contributor string (``points.quote``'s «...») replaced
+    by ``«logbook string N»``; the strings go to ``quoted``, for a data fence."""
+
+    def swap(match: re.Match[str]) -> str:
+        text = match.group(0)[1:-1]
+        if text not in quoted:
+            quoted.append(text)
+        return f"«logbook string {quoted.index(text) + 1}»"
+
+    return _QUOTED.sub(swap, evidence)
+
+
 def build_prompt(case: Case, judgements: list[ClaimVerdict], logbook_text: str) -> Prompt:
-    """Trusted instructions and findings, then the untrusted texts fenced and cut to budget."""
+    """Trusted instructions and findings, then the untrusted texts fenced and cut to budget.
+
+    The trusted part holds only the paper file's text, enumerations and numbers: the
+    strings the contributor typed that the findings quote are fenced with the rest of
+    the logbook, and the logbook's id and contributor are read from its YAML.
+    """
     rules = {j.claim: j for j in judgements}
+    quoted: list[str] = []
     claims = []
     for claim in case.paper.claims:
         j = rules[claim.id]
@@ -268,11 +290,13 @@ def build_prompt(case: Case, judgements: list[ClaimVerdict], logbook_text: str) 
                 "regime": claim.regime.model_dump(by_alias=True) if claim.regime else None,
                 "rules_verdict": j.verdict,
                 "rules_flags": list(j.flags),
-                "rules_evidence": j.evidence or "",
+                "rules_evidence": fence_quotes(j.evidence or "", quoted),
             }
         )
     record = case.record
+    listed = "\n".join(f"[{n}] {text}" for n, text in enumerate(quoted, 1)) or "(none)"
     untrusted = [
+        truncate(listed, BUDGET_LOG_TAIL),
         truncate(logbook_text, BUDGET_LOGBOOK),
         truncate(case.writeup or "(none)", BUDGET_WRITEUP),
         truncate(record.rerun.log_tail if record else "(no re-run)", BUDGET_LOG_TAIL),
@@ -280,18 +304,27 @@ def build_prompt(case: Case, judgements: list[ClaimVerdict], logbook_text: str) 
     untrusted = [text.replace("\x00", "") for text in untrusted]
     user = _user_template().render(
         paper=case.paper.paper,
-        logbook_id=case.logbook.logbook.id,
-        contributor=case.logbook.logbook.contributor.github,
-        rerun_status=record.rerun.status if record else "none (numbers are self-reported)",
+        rerun_status=_rerun_status(case),
         claims_json=json.dumps(claims, indent=1, ensure_ascii=False),
         nonce=_SLOT,
-        logbook_text=untrusted[0],
-        writeup_text=untrusted[1],
-        log_tail=untrusted[2],
+        quoted_text=untrusted[0],
+        logbook_text=untrusted[1],
+        writeup_text=untrusted[2],
+        log_tail=untrusted[3],
         claim_ids=", ".join(c.id for c in case.paper.claims),
     )
     system = _prompt(f"v{PROMPT_VERSION}.system.md").replace("{nonce}", _SLOT)
     return Prompt(system, user, "\n".join(untrusted))
+
+
+def _rerun_status(case: Case) -> str:
+    """The re-run as the prompt's trusted header states it (fixed words only)."""
+    record = case.record
+    if record is None:
+        return "none (numbers are self-reported)"
+    if record.rerun.stale:
+        return f"{record.rerun.status}, but of other bytes than these (stale: ignored)"
+    return record.rerun.status
 
 
 # --- votes and merging -----------------------------------------------------------
@@ -484,7 +517,7 @@ class LlmJudge:
             if f.result is not None:
                 why = f"suspected injection ({note}): the LLM judge is ignored for this logbook"
                 p = p.model_copy(update={"evidence": f"{p.evidence}; {why}".lstrip("; ")})
-            claims.append(finalize(p, ClaimFacts(f.result, f.rerun_current, injection=True)))
+            claims.append(finalize(p, replace(f, injection=True)))
         return CaseResult(claims, usage, answered)
 
     def _failed(

@@ -14,7 +14,7 @@ from typing import Any
 
 from jsonpointer import EndOfList, JsonPointer, JsonPointerException
 
-from ..models import FLAGS, Measurement, Result, Sweep, Target
+from ..models import FLAGS, MAX_NUMBER, Measurement, Result, Sweep, Target
 from ..units import UnitError, convert, normalise_per, split_per
 
 
@@ -57,6 +57,22 @@ class Point:
 
 _MISSING = object()
 
+QUOTE_LIMIT = 80  # characters of a contributor's string shown in evidence
+
+
+def quote(text: str | None) -> str:
+    """A string the contributor typed, as evidence shows it: «between guillemets».
+
+    One line of printable characters, no guillemets inside, cut to ``QUOTE_LIMIT``.
+    Every contributor string (``per``, ``source``, units, sweep names) enters
+    evidence through here, so the LLM prompt can move each «...» span into its
+    data fences (``llm.fence_quotes``) and keep them out of the trusted findings.
+    """
+    clean = "".join(ch for ch in str(text) if ch.isprintable() and ch not in "«»")
+    if len(clean) > QUOTE_LIMIT:
+        clean = clean[: QUOTE_LIMIT - 1] + "…"
+    return f"«{clean}»"
+
 
 def resolve_pointer(document: Any, pointer: str) -> Any:
     """RFC 6901 JSON pointer lookup (the ``jsonpointer`` library); ``_MISSING`` when the
@@ -69,10 +85,15 @@ def resolve_pointer(document: Any, pointer: str) -> Any:
 
 
 def number_or_none(value: Any) -> float | None:
-    """A finite number from parsed JSON or YAML (not a boolean), else None."""
+    """A finite number within ±``MAX_NUMBER`` from parsed JSON or YAML (not a boolean), else
+    None: a re-run value of 1e160 or NaN is no measurement (``missing_outputs``)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value) if math.isfinite(value) else None
+    try:
+        number = float(value)
+    except OverflowError:  # an integer too large for a float
+        return None
+    return number if math.isfinite(number) and abs(number) <= MAX_NUMBER else None
 
 
 def tolerance_of(target: Target, reference: float) -> float:
@@ -108,9 +129,11 @@ def gather(
     sweep_points: list[Point] = []
     sweep, unused = result.sweep, None
     if sweep is not None and sweep.metric not in (None, target.metric):
-        unused = f"the sweep measures {sweep.metric}, the claim's target is {target.metric}"
+        unused = f"the sweep measures {quote(sweep.metric)}, the claim's target is {target.metric}"
     elif sweep is not None and parameter is not None and sweep.parameter != parameter:
-        unused = f"the sweep is over {sweep.parameter}, the claim's regime is over {parameter}"
+        unused = (
+            f"the sweep is over {quote(sweep.parameter)}, the claim's regime is over {parameter}"
+        )
     elif sweep is not None:
         sweep_points, used = _sweep_points(sweep, target, rerun if rerun_ok else None, j, problems)
         used_self_reported |= used
@@ -139,12 +162,12 @@ def _comparable(target: Target, unit: str | None, per: str | None) -> tuple[str,
         convert(1.0, got_unit, want_unit)
     except UnitError:
         shown = unit or "dimensionless"
-        return f"measured in {shown!r}, which does not convert to the claim's {target.unit!r}"
+        return f"measured in {quote(shown)}, which does not convert to the claim's {target.unit!r}"
     want, got = normalise_per(want_per), normalise_per(got_per)
     if want != got:
         return (
-            f"measured per {got_per or 'nothing stated'!s} but the claim is per "
-            f"{want_per or 'nothing stated'!s}: the numbers are not comparable"
+            f"measured per {quote(got_per) if got_per else 'nothing stated'} but the claim is "
+            f"per {want_per or 'nothing stated'!s}: the numbers are not comparable"
         )
     return got_unit, want_unit
 
@@ -154,20 +177,22 @@ def _measured_value(
 ) -> tuple[float | None, str]:
     if m.source is None or rerun is None:
         if m.value is None:
-            problems.append(f"{m.metric} has no value and no re-run to read it from")
+            problems.append(f"{target.metric} has no value and no re-run to read it from")
             j.add("missing_outputs")
         return m.value, "logbook"
     found = number_or_none(resolve_pointer(rerun.outputs, m.source.removeprefix("outputs:")))
     if found is None:
         j.add("missing_outputs")
-        problems.append(f"{m.source} is not a number in the re-run outputs")
+        problems.append(
+            f"{quote(m.source)} is not a finite number (within ±1e15) in the re-run outputs"
+        )
         return None, "re-run"
     if m.value is not None and abs(m.value - found) > max(
         tolerance_of(target, found), 1e-9 * abs(found)
     ):
         j.add("rerun_mismatch")
         typed, rerun_value = _shown_apart(m.value, found)
-        j.evidence += f"logbook says {m.metric} = {typed} but the re-run gives {rerun_value}; "
+        j.evidence += f"logbook says {target.metric} = {typed} but the re-run gives {rerun_value}; "
     return found, "re-run"
 
 
@@ -194,7 +219,8 @@ def _sweep_points(
         if not pairs or any(x is None or y is None for x, y in pairs):
             j.add("missing_outputs")
             problems.append(
-                f"{sweep.source} is not a {{values, measured}} sweep in the re-run outputs"
+                f"{quote(sweep.source)} is not a {{values, measured}} sweep of finite numbers "
+                "in the re-run outputs"
             )
             return [], False
         if measured is not None and values is not None:

@@ -6,9 +6,11 @@ Pure: no files, no network, no clock. The rules are DESIGN.md's, in order:
    ``source`` is ``outputs:<JSON pointer>`` takes the re-run's value; a typed
    value that disagrees beyond the claim's tolerance is flagged
    ``rerun_mismatch``; a pointer that resolves to nothing is ``missing_outputs``
-   and the typed value is not used. A failed or timed-out re-run verifies
-   nothing (``rerun_failed``). Without a re-run, numbers are self-reported
-   (``not_rerun``).
+   and the typed value is not used (so is a re-run value that is not a finite
+   number within ±1e15). A failed or timed-out re-run verifies nothing
+   (``rerun_failed``). Without a re-run, numbers are self-reported
+   (``not_rerun``); a stale record is ignored (``stale_rerun``), but when its
+   outputs contradict the typed numbers the evidence says so.
 2. Units are converted with pint; ``per`` compares singular and plural alike,
    and a unit carrying its per (``MB / token``, no ``per``) is read as ``MB``
    per ``token`` (``units.split_per``). An incompatible unit or a different
@@ -17,7 +19,9 @@ Pure: no files, no network, no clock. The rules are DESIGN.md's, in order:
    and not used.
 3. Scale: a converted value 30x-300x off the target (either way) while the
    number as typed is within 3x of it is ``inconclusive`` + ``scale_suspect``,
-   with a hint (typically percent against fraction).
+   with a hint (typically percent against fraction). From rules version 3, any
+   value 30x or more from a point target (``at_least``, ``at_most``,
+   ``equal``) in either direction is ``scale_suspect`` too, whatever its unit.
 4. Target forms, with ``tol`` = ``abs`` or ``rel`` x |value|:
    ``at_least``: m >= value - tol; ``at_most``: m <= value + tol;
    ``equal``: |m - value| <= tol; ``bounded``: significant growth
@@ -28,13 +32,19 @@ Pure: no files, no network, no clock. The rules are DESIGN.md's, in order:
    asymptotic claim, or leaves a gap wider than one decade across a regime of
    two decades or more is only ``toy`` (``short_horizon``), the evidence
    naming the gap. A counterexample inside the range still falsifies.
-6. ``setup: reduced`` or ``synthetic`` caps verified and falsified at ``toy``
-   (applied by ``judge.finalize`` to the rules' and the LLM's verdicts alike).
+6. ``setup: reduced`` or ``synthetic`` caps verified and falsified at ``toy``,
+   and so does a re-run on other hardware than the claim's ``target.hardware``
+   (``hardware_mismatch``); without a passed re-run of the current bytes no
+   claim is published ``verified``, ``falsified`` or ``toy`` (``not_rerun``,
+   "awaiting re-run"). These apply to the rules' and the LLM's verdicts alike,
+   in ``judge.finalize``.
 7. No result: ``inconclusive`` + ``not_addressed``. Theoretical, qualitative
    and untargeted claims are ``inconclusive`` here; the LLM layer decides them.
 8. ``self_assessment_disagrees`` whenever the final verdict differs from the
    logbook's own (also in ``judge.finalize``).
 
+Strings the contributor typed enter evidence only through ``points.quote``
+(«between guillemets»), so the LLM prompt can fence them as data.
 Numbers in the evidence carry as many digits as it takes for the comparison
 shown to be visibly true (75.749 fails >= 76.25 - 0.5, not "75.75 fails").
 """
@@ -42,12 +52,22 @@ shown to be visibly true (75.749 fails >= 76.25 - 0.5, not "75.75 fails").
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from decimal import Decimal
 
 from ..models import Claim, Result, Target
 from .coverage import coverage_gap, number
 from .growth import MIN_POINTS, PHRASE, T_THRESHOLD, Growth, describe_fit, growth
-from .points import _MISSING, Judgement, Point, Rerun, gather, resolve_pointer, tolerance_of
+from .points import (
+    _MISSING,
+    Judgement,
+    Point,
+    Rerun,
+    gather,
+    quote,
+    resolve_pointer,
+    tolerance_of,
+)
 
 __all__ = [
     "RULES_VERSION",
@@ -59,12 +79,15 @@ __all__ = [
     "resolve_pointer",
 ]
 
-RULES_VERSION = 2
+RULES_VERSION = 3
 
 # Scale check: a converted value this far off the target (either way) ...
 SCALE_OFF = (30.0, 300.0)
 # ... while the number as typed is within this factor of it.
 SCALE_NEAR = 3.0
+# Rules version 3: a value this far from a point target, either way, is suspect whatever its unit.
+SCALE_FAR = 30.0
+POINT_FORMS = ("at_least", "at_most", "equal")
 
 
 def judge_claim(claim: Claim, result: Result | None, rerun: Rerun | None) -> Judgement:
@@ -78,6 +101,8 @@ def judge_claim(claim: Claim, result: Result | None, rerun: Rerun | None) -> Jud
     if stale:
         j.add("stale_rerun")
         j.evidence += f"; the re-run record was ignored: {stale}"
+        assert rerun is not None
+        j.evidence += _stale_contradiction(claim, result, rerun, j)
     # the toy cap and the self-assessment check apply to every judge's verdict: finalize.py
     return j
 
@@ -115,6 +140,20 @@ def _judge_numbers(claim: Claim, result: Result, rerun: Rerun | None) -> Judgeme
     return j
 
 
+def _stale_contradiction(claim: Claim, result: Result, rerun: Rerun, typed: Judgement) -> str:
+    """Evidence naming a stale record whose outputs contradict the typed numbers, else ""."""
+    if rerun.status != "passed" or rerun.outputs is None:
+        return ""
+    old = _judge_numbers(claim, result, replace(rerun, stale=None))
+    decided = old.verdict in ("verified", "falsified", "toy")
+    if "rerun_mismatch" not in old.flags and not (decided and old.verdict != typed.verdict):
+        return ""
+    return (
+        f"; that stale record's outputs contradict the typed numbers: read as current they "
+        f"would give {old.verdict} ({old.evidence})"
+    )
+
+
 def _in_regime(claim: Claim, points: list[Point]) -> list[Point]:
     """The points inside the claim's regime, in parameter order (unplaced ones last)."""
     regime = claim.regime
@@ -125,10 +164,39 @@ def _in_regime(claim: Claim, points: list[Point]) -> list[Point]:
 
 
 def _scale_slip(target: Target, points: list[Point]) -> str | None:
-    """Evidence for ``scale_suspect``: a value ~100x off that would fit as typed."""
+    """Evidence for ``scale_suspect``: a value ~100x off that would fit as typed, or (rules
+    version 3) any value 30x or more from a point target."""
     value = target.value
     if not value:
         return None
+    return _slip_as_typed(target, value, points) or _far_from_point(target, value, points)
+
+
+def _far_from_point(target: Target, value: float, points: list[Point]) -> str | None:
+    if target.form not in POINT_FORMS:
+        return None
+    for p in points:
+        if p.value == 0:
+            continue  # zero is no unit slip (an error rate of 0 meets "at most 1%")
+        off = abs(p.value / value)
+        if 1 / SCALE_FAR < off < SCALE_FAR:
+            continue
+        factor, where = (off, "above") if off > 1 else (1 / off, "below")
+        unit = "" if target.unit == "dimensionless" else f" {target.unit}"
+        typed = f" (typed {p.typed:g} {quote(p.unit)})" if p.unit is not None else ""
+        hint = "check the unit and the scale the number was measured in"
+        if target.unit == "dimensionless" and p.unit is None and off <= 300:
+            hint = f"if {p.value:g} is a percentage, write unit: percent"
+        times = f"{factor:.0f}" if factor < 1e6 else f"{factor:.2g}"
+        return (
+            f"{target.metric} {p.value:.4g}{unit}{typed} is {times}x {where} the target "
+            f"{value:g}{unit}: a value {SCALE_FAR:g}x or more from the target is more likely a "
+            f"slip of unit or scale than a result. hint: {hint}"
+        )
+    return None
+
+
+def _slip_as_typed(target: Target, value: float, points: list[Point]) -> str | None:
     lo, hi = SCALE_OFF
     for p in points:
         if p.unit is None or p.typed is None or p.value == 0:
@@ -137,10 +205,11 @@ def _scale_slip(target: Target, points: list[Point]) -> str | None:
         if (lo <= off <= hi or lo <= 1 / off <= hi) and 1 / SCALE_NEAR <= near <= SCALE_NEAR:
             factor, where = (off, "above") if off > 1 else (1 / off, "below")
             unit = "" if target.unit == "dimensionless" else f" {target.unit}"
+            hint = _scale_hint(p.typed, p.unit, target.unit)
             return (
-                f"{target.metric} {p.typed:g} {p.unit} is {p.value:.4g}{unit}, {factor:.0f}x "
-                f"{where} the target {value:g}{unit}, though {p.typed:g} as typed is close to "
-                f"it: a scale slip? hint: {_scale_hint(p.typed, p.unit, target.unit)}"
+                f"{target.metric} {p.typed:g} {quote(p.unit)} is {p.value:.4g}{unit}, "
+                f"{factor:.0f}x {where} the target {value:g}{unit}, though {p.typed:g} as "
+                f"typed is close to it: a scale slip? hint: {hint}"
             )
     return None
 

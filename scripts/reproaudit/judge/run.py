@@ -11,6 +11,9 @@ nothing. ``write_verdicts`` writes them atomically to
 that keeps two judges off one repository (``lock_path``: in its git directory,
 whatever ``TMPDIR`` is). LLM judging runs logbooks concurrently
 in daemon workers; a ``Halt`` (deadline, Ctrl-C) stops queued work at once.
+Each logbook is judged in isolation: an exception while reading or judging one
+becomes that logbook's verdict (every claim ``inconclusive`` + ``judge_error``,
+asked again next run), named in the summary, never the end of the run.
 Over 400 lines because the worker pool and the lock are part of the run's
 contract (what an interrupted run leaves behind) and are tested with it.
 """
@@ -20,13 +23,14 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import gc
+import hashlib
 import os
 import queue
 import subprocess
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -73,11 +77,12 @@ class JudgeSummary:
     throttled: int = 0  # 429 answers (throttling: fewer requests in flight, not an outage)
     lowest_in_flight: int | None = None  # the fewest requests in flight it came down to
     closed: bool = field(default=False, repr=False)  # abandoned work counts for nothing
+    errors: dict[str, str] = field(default_factory=dict)  # verdict path -> the judge's failure
 
     @property
     def complete(self) -> bool:
-        """Every logbook judged, none with ``llm_failed``."""
-        return not (self.failed or self.skipped or self.stopped)
+        """Every logbook judged, none with ``llm_failed`` or ``judge_error``."""
+        return not (self.failed or self.skipped or self.stopped or self.errors)
 
 
 @dataclass(frozen=True)
@@ -129,62 +134,106 @@ def iter_cases(
     logbook: str | None = None,
     only_missing: bool = False,
 ) -> Iterator[CaseItem]:
-    """One item per logbook, as soon as it is read (each file once, through ``corpus``)."""
+    """One item per logbook, as soon as it is read (each file once, through ``corpus``).
+
+    A logbook whose reading raises is an item with ``error`` set (and, when its paper
+    and logbook loaded, the ``case`` its ``judge_error`` verdict is written for)."""
     for path in corpus.of_kind("logbook"):
         paper_id, logbook_id = path.key
         if (paper and paper_id != paper) or (logbook and logbook_id != logbook):
             continue
         verdict_rel = layout.verdict_rel(paper_id, logbook_id)
-        if only_missing and verdict_rel in corpus.by_rel:
-            yield CaseItem(verdict_rel, current=True)
-            continue
+        try:
+            yield _case_item(corpus, path, verdict_rel, config, reruns, only_missing)
+        except Exception as exc:  # this logbook's failure, never the run's
+            yield CaseItem(verdict_rel, case=_bare_case(corpus, path), error=_failure(exc))
+
+
+def _case_item(
+    corpus: Corpus,
+    path: layout.DataPath,
+    verdict_rel: str,
+    config: dict,
+    reruns: Path | None,
+    only_missing: bool,
+) -> CaseItem:
+    paper_id, logbook_id = path.key
+    if only_missing and verdict_rel in corpus.by_rel:
+        return CaseItem(verdict_rel, current=True)
+    loaded = corpus.load(path)
+    if loaded.model is None:
+        return CaseItem(verdict_rel, problems=loaded.problems)
+    rels = corpus.paper_rels.get(paper_id, [])
+    paper_model = corpus.paper(paper_id)
+    if paper_model is None:
+        why = "has no paper file" if not rels else "has a paper file that does not validate"
+        problem = Problem(
+            P.UNKNOWN_PAPER,
+            path.rel,
+            None,
+            "logbook.paper",
+            f"not judged: paper {paper_id} {why}",
+            "run `reproaudit validate` and fix what it reports",
+        )
+        return CaseItem(verdict_rel, problems=[problem])
+    digest = loaded.sha256
+    inputs = current_inputs(corpus, paper_id, logbook_id, loaded.model, loaded.raw)
+    record = read_rerun(reruns, paper_id, logbook_id, inputs, corpus.blob)
+    sha = input_hash(
+        corpus, rels[0], paper_id, logbook_id, record.info if record else None, config, inputs
+    )
+    existing = corpus.by_rel.get(verdict_rel)
+    if existing is not None:
+        current = corpus.load(existing).model
+        if current is not None and current.input_sha256 == sha and not needs_rejudge(current):
+            return CaseItem(verdict_rel, current=True)
+    writeup = corpus.writeup(paper_id, logbook_id)
+    refused = corpus.refusal(layout.writeup_rel(paper_id, logbook_id))
+    if refused:  # a link or special file: never read, never sent to the LLM
+        return CaseItem(verdict_rel, problems=refused)
+    text = loaded.raw.decode("utf-8", errors="replace") if loaded.raw is not None else None
+    case = Case(
+        rels[0],
+        paper_model,
+        loaded.model,
+        record,
+        writeup.text() if writeup is not None else None,
+        sha,
+        text,
+        digest,
+    )
+    return CaseItem(verdict_rel, case=case)
+
+
+def _failure(exc: Exception) -> str:
+    """An exception as one line of a verdict's evidence and the run's summary."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
+
+
+def _bare_case(corpus: Corpus, path: layout.DataPath) -> Case | None:
+    """The paper and logbook of a logbook whose reading failed, to write its judge_error
+    verdict; None when they do not load either (the summary names it all the same)."""
+    try:
+        paper_id, _ = path.key
         loaded = corpus.load(path)
-        if loaded.model is None:
-            yield CaseItem(verdict_rel, problems=loaded.problems)
-            continue
-        rels = corpus.paper_rels.get(paper_id, [])
         paper_model = corpus.paper(paper_id)
-        if paper_model is None:
-            why = "has no paper file" if not rels else "has a paper file that does not validate"
-            problem = Problem(
-                P.UNKNOWN_PAPER,
-                path.rel,
-                None,
-                "logbook.paper",
-                f"not judged: paper {paper_id} {why}",
-                "run `reproaudit validate` and fix what it reports",
-            )
-            yield CaseItem(verdict_rel, problems=[problem])
-            continue
-        digest = loaded.sha256
-        inputs = current_inputs(corpus, paper_id, logbook_id, loaded.model, loaded.raw)
-        record = read_rerun(reruns, paper_id, logbook_id, inputs, corpus.blob)
-        sha = input_hash(
-            corpus, rels[0], paper_id, logbook_id, record.info if record else None, config, inputs
-        )
-        existing = corpus.by_rel.get(verdict_rel)
-        if existing is not None:
-            current = corpus.load(existing).model
-            if current is not None and current.input_sha256 == sha and not needs_rejudge(current):
-                yield CaseItem(verdict_rel, current=True)
-                continue
-        writeup = corpus.writeup(paper_id, logbook_id)
-        refused = corpus.refusal(layout.writeup_rel(paper_id, logbook_id))
-        if refused:  # a link or special file: never read, never sent to the LLM
-            yield CaseItem(verdict_rel, problems=refused)
-            continue
-        text = loaded.raw.decode("utf-8", errors="replace") if loaded.raw is not None else None
-        case = Case(
-            rels[0],
-            paper_model,
-            loaded.model,
-            record,
-            writeup.text() if writeup is not None else None,
-            sha,
-            text,
-            digest,
-        )
-        yield CaseItem(verdict_rel, case=case)
+        rels = corpus.paper_rels.get(paper_id, [])
+        if loaded.model is None or paper_model is None or not rels:
+            return None
+        digest = hashlib.sha256(f"judge_error:{path.rel}".encode()).hexdigest()
+        return Case(rels[0], paper_model, loaded.model, None, None, digest)
+    except Exception:
+        return None
+
+
+def judge_error_claims(case: Case, failure: str) -> list[ClaimVerdict]:
+    """Every claim of a logbook the judge failed on: inconclusive + judge_error."""
+    evidence = f"the judge failed on this logbook ({failure}); it is judged again next run"
+    return [
+        ClaimVerdict(claim=c.id, verdict="inconclusive", evidence=evidence, flags=["judge_error"])
+        for c in case.paper.claims
+    ]
 
 
 def current_inputs(
@@ -200,7 +249,7 @@ def current_inputs(
 def needs_rejudge(verdict: VerdictFile) -> bool:
     """Whether a verdict is an outage's, not a judgement: ``llm_failed`` on any claim, or
     fewer answered samples than a quorum. Such a verdict is asked again on the next run."""
-    if any("llm_failed" in c.flags for c in verdict.claims):
+    if any("llm_failed" in c.flags or "judge_error" in c.flags for c in verdict.claims):
         return True
     answered = verdict.judge.samples_answered
     return answered is not None and answered * 2 <= verdict.judge.samples
@@ -344,15 +393,33 @@ def judge_corpus(
     when = judged_at or now_utc()
     items = iter_cases(corpus, config, reruns, paper, logbook, only_missing)
 
-    def one(case: Case) -> VerdictDoc:
-        result = judge.judge_case(case, halt)
-        content = verdict_document(
-            case, result.claims, config, when, result.usage, result.samples_answered
-        )
+    def one(case: Case) -> VerdictDoc | None:
+        error = case.failure
+        try:
+            if error is not None:
+                raise _ReadFailure(error)
+            result = judge.judge_case(case, halt)
+            content = verdict_document(
+                case, result.claims, config, when, result.usage, result.samples_answered
+            )
+        except Exception as exc:  # this logbook's failure, never the run's
+            if error is None and halt.halted:  # cut short by the deadline or Ctrl-C: not judged
+                with _lock:
+                    summary.skipped.append(_rel(case))
+                return None
+            failure = error or _failure(exc)
+            with _lock:
+                summary.errors[_rel(case)] = failure
+            result = CaseResult(judge_error_claims(case, failure))
+            try:
+                content = verdict_document(case, result.claims, config, when)
+            except Exception:
+                return None
         doc = VerdictDoc(_rel(case), content)
         _count(summary, doc.rel, result, config["samples"])
         return doc
 
+    items = _errors_to_cases(items, summary)
     if judge.mode == "llm":
         yield from _run_workers(items, one, max(1, concurrency), halt, judge, summary)
     else:
@@ -362,8 +429,8 @@ def judge_corpus(
                     _note(summary, item)
                 elif halt.halted:
                     summary.skipped.append(item.rel)
-                else:
-                    yield one(item.case)
+                elif (doc := one(item.case)) is not None:
+                    yield doc
     if summary.stopped is None and (summary.skipped or summary.failed):
         summary.stopped = halt.why or getattr(judge, "down", None)
     throttle = getattr(getattr(judge, "endpoint", None), "throttle", None)
@@ -371,11 +438,43 @@ def judge_corpus(
         summary.throttled, summary.lowest_in_flight = throttle.count, throttle.lowest
 
 
-def write_verdicts(root: Path, docs: Iterable[VerdictDoc]) -> list[str]:
-    """Write each document atomically as it comes (an interrupted run keeps what is done)."""
+class _ReadFailure(Exception):
+    """A logbook whose reading failed: its judge_error verdict is written, not judged."""
+
+
+def _errors_to_cases(items: Iterator[CaseItem], summary: JudgeSummary) -> Iterator[CaseItem]:
+    """Items whose reading failed go on as cases carrying their failure (judged as
+    judge_error); with no case to write a verdict for, they are named in the summary."""
+    for item in items:
+        if item.error is None:
+            yield item
+        elif item.case is not None:
+            yield CaseItem(item.rel, case=replace(item.case, failure=item.error))
+        else:
+            with _lock:
+                summary.errors[item.rel] = item.error
+
+
+def write_verdicts(
+    root: Path, docs: Iterable[VerdictDoc], summary: JudgeSummary | None = None
+) -> list[str]:
+    """Write each document atomically as it comes (an interrupted run keeps what is done).
+
+    Only to a verdict path (never over ``reviews.yaml``); a document that cannot be
+    written is that logbook's ``judge_error`` in ``summary``, and the others are written.
+    """
     written = []
     for doc in docs:
-        atomic_write(Path(root) / doc.rel, doc.text())
+        try:
+            kind = layout.classify(doc.rel)
+            if kind is None or kind.kind != "verdict":
+                raise ValueError(f"{doc.rel} is not a verdict file's path")
+            atomic_write(Path(root) / doc.rel, doc.text())
+        except (OSError, ValueError) as exc:
+            if summary is None:
+                raise
+            summary.errors[doc.rel] = _failure(exc)
+            continue
         written.append(doc.rel)
     return written
 
@@ -423,7 +522,7 @@ def judge_repo(
             judged_at=judged_at,
             halt=halt,
         )
-        write_verdicts(root, docs)
+        write_verdicts(root, docs, summary)
     summary.judged.sort()
     return summary
 
@@ -613,6 +712,11 @@ def describe_summary(summary: JudgeSummary, mode: str) -> str:
             )
     elif summary.skipped:
         line += f"\n{len(summary.skipped)} not judged: the run stopped first"
+    if summary.errors:
+        line += f"\n{len(summary.errors)} judge_error (the judge failed; judged again next run):"
+        for rel in sorted(summary.errors)[:5]:
+            line += f"\n  {rel}: {summary.errors[rel]}"
+        line += "\n  ..." if len(summary.errors) > 5 else ""
     if summary.stopped:
         line += f"\nstopped early: {summary.stopped}"
     return f"{line} [{mode}]" if "\n" not in line else line.replace("\n", f" [{mode}]\n", 1)

@@ -28,6 +28,7 @@ class Case:
     sha: str
     logbook_text: str | None = None  # the raw YAML, for the LLM (untrusted)
     logbook_sha256: str | None = None  # of the logbook's bytes, to bind the re-run record
+    failure: str | None = None  # reading it raised: its verdict is judge_error, not judged
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ class Judge(Protocol):
 
 @dataclass
 class CaseItem:
-    """One logbook as ``iter_cases`` found it: exactly one of the last three fields is set.
+    """One logbook as ``iter_cases`` found it: one of ``case``, ``problems``, ``current``.
 
     ``case``: to judge; ``problems``: why it cannot be judged; ``current``: its
     verdict file is up to date (inputs unchanged), nothing to do.
@@ -59,5 +60,6 @@ class CaseItem:
 
     rel: str  # the verdict path
     case: Case | None = None
+    error: str | None = None  # reading it raised (``case``, when set, carries it as failure)
     problems: list[Problem] = field(default_factory=list)
     current: bool = False

@@ -31,12 +31,19 @@ class Chips:
         review: str | None = None,
         state: str | None = None,
         answer: Any = None,
+        flags: list[str] | None = None,
     ) -> Markup:
         """A verdict chip; ``answer`` (the authors' latest answer, a ``Review``) follows a
-        falsification: "falsified, disputed by the authors", dated, with the fix's link."""
+        falsification: "falsified, disputed by the authors", dated, with the fix's link.
+        An inconclusive verdict flagged ``not_rerun`` reads "awaiting re-run"."""
         stance = answer.stance if answer is not None and v == "falsified" else None
         if not v:
             out = '<span class="ra-chip ra-chip--none">no verdict</span>'
+        elif v == "inconclusive" and flags and "not_rerun" in flags:
+            out = (
+                f'<a class="ra-chip ra-chip--inconclusive" href="{self._meaning("flag-not_rerun")}"'
+                f">{escape(words.AWAITING)}</a>"
+            )
         else:
             review_class = " ra-chip--review" if state == "under_review" else ""
             text = words.with_answer(

@@ -9,6 +9,8 @@ the explanations here, so a new flag cannot appear on the site unexplained
 from __future__ import annotations
 
 MEANING_URL = "meaning/"
+# an inconclusive verdict flagged not_rerun, as chips and paper lines show it
+AWAITING = "awaiting re-run"
 
 # outcome of a paper (the fold's buckets), in the order the home page shows them
 OUTCOMES: dict[str, tuple[str, str]] = {
@@ -56,7 +58,8 @@ VERDICTS: dict[str, tuple[str, str]] = {
     "inconclusive": (
         "inconclusive",
         "The logbook does not settle the claim: no result, no numbers, a failed re-run, or "
-        "the judges disagree.",
+        "the judges disagree. Shown as \u201cawaiting re-run\u201d while no passed re-run of "
+        "the logbook as it is now exists: until then nothing is verified, falsified or toy.",
     ),
     "contested": (
         "contested",
@@ -110,8 +113,12 @@ FLAGS: dict[str, tuple[str, str]] = {
         "Re-running the logbook's command failed or timed out, so its numbers are unconfirmed.",
     ),
     "not_rerun": (
-        "not re-run",
-        "Nobody has re-run this logbook yet; the model's reading alone cannot verify or falsify.",
+        "no current re-run",
+        "No passed re-run of the logbook as it is now (its YAML, write-up, code and "
+        "requirements) has been recorded, or the numbers were typed rather than read from the "
+        "re-run's outputs. Until one, no claim is verified, falsified or toy: the verdict is "
+        "inconclusive, and its evidence says what the typed numbers or the language model "
+        "would give.",
     ),
     "llm_failed": (
         "model unavailable",
@@ -125,13 +132,25 @@ FLAGS: dict[str, tuple[str, str]] = {
     "stale_rerun": (
         "re-run record ignored",
         "The stored re-run ran other bytes of the logbook, its write-up, code or requirements "
-        "(or its outputs were changed), so "
-        "its numbers were not used; the verdict rests on the logbook's own numbers.",
+        "(or its outputs were changed), so its numbers were not used: the claim awaits a "
+        "re-run of the current bytes, and the evidence says when the old record's outputs "
+        "contradict the typed numbers.",
     ),
     "scale_suspect": (
-        "100x scale suspect",
-        "The number is about 100 times off once converted but close as typed: probably "
-        "percent against a fraction.",
+        "scale suspect",
+        "The number is 30 times or more away from the claim's value: more likely a slip of "
+        "unit or scale (a percentage typed as a fraction, milliseconds labelled as "
+        "microseconds) than a result, so it is not used.",
+    ),
+    "hardware_mismatch": (
+        "other hardware",
+        "The claim states the hardware it was measured on, and the re-run ran on other "
+        "hardware: its numbers count as toy at best.",
+    ),
+    "judge_error": (
+        "judge failed",
+        "The judge failed on this logbook; its claims are inconclusive until the next run "
+        "judges it again.",
     ),
 }
 
