@@ -18,7 +18,11 @@ import yaml
 from click.testing import CliRunner
 
 from reproaudit.cli import cli
+from reproaudit.errors import InputError
 from reproaudit.judge import points
+from reproaudit.loader import load_model
+from reproaudit.models import Logbook
+from reproaudit.rerun_inputs import InputHashes, read_inputs
 
 PAPER = """\
 paper: {id: IsoPaper1, title: A Paper Judged Logbook by Logbook, venue: Iso 2026}
@@ -67,16 +71,23 @@ def write_record(repo: Path, logbook: str, outputs: dict[str, Any]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     raw = json.dumps(outputs).encode()
     (folder / "outputs.json").write_bytes(raw)
-    logbook_bytes = (repo / f"logbooks/IsoPaper1/{logbook}.yaml").read_bytes()
+    rel = f"logbooks/IsoPaper1/{logbook}.yaml"
+    try:
+        inputs = read_inputs(repo, "IsoPaper1", logbook, load_model(repo / rel, Logbook, rel))
+    except InputError:  # a logbook validate refuses: its record binds its bytes alone
+        digest = hashlib.sha256((repo / rel).read_bytes()).hexdigest()
+        inputs = InputHashes(digest, None, None, None)
     run = {
         "status": "passed",
         "exit_code": 0,
         "duration_s": 1.0,
         "backend": "local",
         "sandbox": "bwrap",
-        "logbook_sha256": hashlib.sha256(logbook_bytes).hexdigest(),
+        "logbook_sha256": inputs.logbook_sha256,
+        "writeup_sha256": inputs.writeup_sha256,
+        "code_sha256": inputs.code_sha256,
         "outputs_sha256": hashlib.sha256(raw).hexdigest(),
-        "environment": {"image_used": False},
+        "environment": {"image_used": False, "requirements_sha256": inputs.requirements_sha256},
         "limits": {"wall_s": 60},
         "reproaudit_version": "0.1.0",
     }
