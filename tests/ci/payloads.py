@@ -165,6 +165,7 @@ def pull_request_event(action: str = "opened", **kwargs: Any) -> dict[str, Any]:
 def workflow_run_event(
     *,
     head: str = HEAD,
+    base: str = BASE,
     number: int | None = PR,
     conclusion: str = "success",
     run_id: int = 30433642,
@@ -179,7 +180,7 @@ def workflow_run_event(
                 "id": 279147437,
                 "number": number,
                 "head": {"ref": "patch-1", "sha": head, "repo": {"name": repo.split("/")[1]}},
-                "base": {"ref": "main", "sha": BASE, "repo": {"name": repo.split("/")[1]}},
+                "base": {"ref": "main", "sha": base, "repo": {"name": repo.split("/")[1]}},
             }
         )
     return {

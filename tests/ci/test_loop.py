@@ -1,9 +1,10 @@
 """The loop on GitHub, replayed job by job against local stand-ins.
 
 A local HTTP server plays GitHub's REST API (``fake_github.py``), a local bare
-repository plays the audit repository, payloads are in GitHub's documented
-shapes, and each workflow step is the same ``reproaudit ci ...`` command line the
-workflow runs. A ``cpu`` logbook is re-run (real bwrap) and stored with no
+repository plays the audit repository (a pull request's head is a real commit
+under ``refs/pull/<n>/head``, as GitHub keeps it), payloads are in GitHub's
+documented shapes, and each workflow step is the same ``reproaudit ci ...``
+command line the workflow runs. A ``cpu`` logbook is re-run (real bwrap) and stored with no
 maintainer command; a GPU one waits for ``/reproduce``; the bot's push starts the
 site workflow on the default branch.
 """
@@ -93,12 +94,45 @@ def on_main(origin: Path, rel: str) -> str | None:
     return done.stdout if done.returncode == 0 else None
 
 
-def open_pr(github_api, files: dict[str, str]) -> None:
-    """PR 7 at HEAD adds ``files``; the contents API serves them at HEAD."""
-    github_api.pulls[PR] = payloads.pull(PR, author="zed", changed_files=len(files))
+def sha_of(repo: Path, ref: str = "HEAD") -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", ref], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def push_pr(origin: Path, files: dict[str, str]) -> tuple[str, str]:
+    """The contributor's commit adding ``files`` on main, kept where GitHub keeps a PR's head.
+
+    Pushed to ``refs/pull/7/head`` of ``origin`` (never to a branch a job clones),
+    so a job has the commit only by fetching it. Returns (base, head).
+    """
+    work = origin.parent / f"{origin.name}-contributor"
+    git(origin.parent, "clone", "-q", str(origin), str(work))
+    for rel, text in files.items():
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / rel).write_text(text)
+    git(work, "add", "-A")
+    git(work, "commit", "-qm", "add logbooks")
+    git(work, "push", "-q", "origin", f"HEAD:refs/pull/{PR}/head")
+    return sha_of(work, "HEAD~1"), sha_of(work)
+
+
+def open_pr(
+    github_api, files: dict[str, str], origin: Path | None = None, author: str = "zed"
+) -> str:
+    """PR 7 adds ``files``; the API names its head and serves them there. Returns the head.
+
+    With ``origin`` the head is a real commit there (``push_pr``) and the API says
+    so; without it (no git read), the head is the payloads' ``HEAD``.
+    """
+    base, head = push_pr(origin, files) if origin is not None else (payloads.BASE, HEAD)
+    github_api.pulls[PR] = payloads.pull(
+        PR, head=head, base=base, author=author, changed_files=len(files)
+    )
     github_api.files[PR] = sorted(files)
     for rel, text in files.items():
-        github_api.contents[(rel, HEAD)] = text
+        github_api.contents[(rel, head)] = text
+    return head
 
 
 def pr_files(*books: tuple[str, str]) -> dict[str, str]:
@@ -110,9 +144,14 @@ def pr_files(*books: tuple[str, str]) -> dict[str, str]:
     return files
 
 
-def event_file(tmp_path: Path) -> Path:
+def event_file(tmp_path: Path, github_api) -> Path:
+    """validate.yml's ``workflow_run`` event for PR 7 at the head the API reports."""
+    pull = github_api.pulls[PR]
     path = tmp_path / "workflow_run.json"
-    path.write_text(json.dumps(payloads.workflow_run_event(head=HEAD, number=PR)))
+    event = payloads.workflow_run_event(
+        head=pull["head"]["sha"], base=pull["base"]["sha"], number=PR
+    )
+    path.write_text(json.dumps(event))
     return path
 
 
@@ -135,8 +174,8 @@ def test_a_cpu_logbook_is_rerun_and_stored_with_no_maintainer_command(
 ) -> None:
     monkeypatch.setenv("GITHUB_API_URL", github_api.url)
     monkeypatch.setenv("GITHUB_TOKEN", "ghs_read_only_job_token")
-    open_pr(github_api, pr_files((CPU, "cpu"), (GPU, "a10g-small")))
-    event = event_file(tmp_path)
+    head = open_pr(github_api, pr_files((CPU, "cpu"), (GPU, "a10g-small")), origin)
+    event = event_file(tmp_path, github_api)
     out = tmp_path / "artifact"
     repo = github_api.repo
 
@@ -147,7 +186,7 @@ def test_a_cpu_logbook_is_rerun_and_stored_with_no_maintainer_command(
         "ci", "reproduce-pr", "--stage", "fetch", "--auto", "--event", str(event),
         "--repo-name", repo, "--out", str(out), "--repo", str(job), "--into", str(into),
     )  # fmt: skip
-    assert fetched.strip() == f"2 logbook(s) fetched at {HEAD[:12]} into {into}"
+    assert fetched.strip() == f"2 logbook(s) fetched at {head[:12]} into {into}"
     ran = run(
         "ci", "reproduce-pr", "--stage", "run", "--auto", "--event", str(event),
         "--repo-name", repo, "--backend", "local", "--sandbox", "bwrap",
@@ -193,7 +232,7 @@ def test_a_cpu_logbook_is_rerun_and_stored_with_no_maintainer_command(
     assert not any(d["workflow"] == "reproduce.yml" for d in github_api.dispatches)
     (comment,) = github_api.comments[PR]
     section = sticky.parse(comment["body"]).sections["reruns"]
-    assert section.status == {"sha": HEAD, "stored": [f"{PAPER}/zed-paging-1"], "refused": 0}
+    assert section.status == {"sha": head, "stored": [f"{PAPER}/zed-paging-1"], "refused": 0}
     assert "- `` Kp4rT9vQ2x/zed-paging-1 ``: passed in " in section.body
     assert "(local, sandbox bwrap); record stored under `` reruns/Kp4rT9vQ2x/zed-paging-1/ ``" in (
         section.body
@@ -235,8 +274,8 @@ def test_a_gpu_logbook_is_not_run_by_the_automatic_job(
     github_api, origin: Path, tmp_path: Path, monkeypatch
 ) -> None:
     monkeypatch.setenv("GITHUB_API_URL", github_api.url)
-    open_pr(github_api, pr_files((GPU, "a10g-small")))
-    event = event_file(tmp_path)
+    open_pr(github_api, pr_files((GPU, "a10g-small")), origin)
+    event = event_file(tmp_path, github_api)
     out = tmp_path / "artifact"
     job = checkout(origin, tmp_path / "rerun-job")
     common = ["--event", str(event), "--repo-name", github_api.repo, "--out", str(out)]
@@ -252,10 +291,10 @@ def test_a_run_stage_refuses_a_fetch_for_another_head(
     github_api, origin: Path, tmp_path: Path, monkeypatch
 ) -> None:
     monkeypatch.setenv("GITHUB_API_URL", github_api.url)
-    open_pr(github_api, pr_files((CPU, "cpu")))
+    open_pr(github_api, pr_files((CPU, "cpu")), origin)
     job = checkout(origin, tmp_path / "rerun-job")
     out = tmp_path / "artifact"
-    event = event_file(tmp_path)
+    event = event_file(tmp_path, github_api)
     run(
         "ci", "reproduce-pr", "--stage", "fetch", "--auto", "--event", str(event),
         "--repo-name", github_api.repo, "--out", str(out), "--repo", str(job),
@@ -431,30 +470,21 @@ def test_reproduce_hf_jobs_launches_the_job_on_the_hub_without_handing_it_a_toke
     server = tmp_path / "server"
     source = server / github_api.repo
     source.parent.mkdir(parents=True)
-    for rel, text in pr_files((GPU, "t4-small")).items():
-        (base_repo / rel).parent.mkdir(parents=True, exist_ok=True)
-        (base_repo / rel).write_text(text)
     git(base_repo, "init", "-q", "-b", "main")
     git(base_repo, "add", "-A")
-    git(base_repo, "commit", "-qm", "PR head")
-    git(tmp_path, "clone", "-q", str(base_repo), str(source))
-    sha = subprocess.run(
-        ["git", "-C", str(source), "rev-parse", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
-    github_api.pulls[PR] = payloads.pull(PR, head=sha, author="yara")
-    files = pr_files((GPU, "t4-small"))
-    github_api.files[PR] = sorted(files)
-    for rel, text in files.items():
-        github_api.contents[(rel, sha)] = text
+    git(base_repo, "commit", "-qm", "base")
+    git(tmp_path, "clone", "-q", "--bare", str(base_repo), str(source))
+    sha = open_pr(github_api, pr_files((GPU, "t4-small")), source, author="yara")
 
     hub = FakeHub(tmp_path)
     try:
         monkeypatch.setattr(huggingface_hub.constants, "ENDPOINT", hub.endpoint)
         monkeypatch.setenv("GITHUB_API_URL", github_api.url)
         monkeypatch.setenv("GITHUB_TOKEN", "ghs_fetch_only")
-        job = checkout(source, tmp_path / "rerun-job")  # stands in for the default branch
+        job = checkout(source, tmp_path / "rerun-job")
         out = tmp_path / "artifact"
         common = ["--repo-name", github_api.repo, "--pr", str(PR), "--sha", sha, "--out", str(out)]
+        common += ["--into", str(tmp_path / "pr-files")]
         run("ci", "reproduce-pr", "--stage", "fetch", *common, "--repo", str(job))
         ran = run(
             "ci", "reproduce-pr", "--stage", "run", "--backend", "hf-jobs", *common,

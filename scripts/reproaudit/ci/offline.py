@@ -95,9 +95,18 @@ class LocalGitHub:
         return self.pull_files(repo, number), True  # git lists them all
 
     def workflow_runs(self, repo: str, head_sha: str, *, event: str) -> list[dict[str, Any]]:
-        # no run can date the push offline: the head is taken as pushed before the comment
+        # no run can date the push offline: the head is taken as pushed before the comment,
+        # by this pull request's own run (``binding.dates_this_pull`` wants it named)
         when = str((self.payload.get("comment") or {}).get("created_at") or "")
-        return [{"head_sha": head_sha, "event": "pull_request", "created_at": when}]
+        number = (self.payload.get("issue") or {}).get("number")
+        return [
+            {
+                "head_sha": head_sha,
+                "event": "pull_request",
+                "created_at": when,
+                "pull_requests": [{"number": number}],
+            }
+        ]
 
     def timeline(self, repo: str, number: int) -> list[dict[str, Any]]:
         return []
