@@ -76,7 +76,10 @@ def test_a_failed_install_is_a_failed_record_that_says_why(mini_repo, tmp_path):
     (mini_repo / rel).write_text(text)
     record = reproduce_logbook(mini_repo, rel, out=tmp_path / "out")
     assert record.status == "failed" and not record.outputs_written
-    assert "installing deps-2/requirements.txt failed:" in record.log_tail
+    assert (
+        "installing deps-2/requirements.txt refused: deps-2/requirements.txt:2: "
+        "'no-such-package-xyz==1.0' has no wheel pip can use here" in record.log_tail
+    )
 
 
 def test_requirements_outside_the_folder_are_refused(mini_repo, tmp_path):

@@ -90,7 +90,7 @@ def reproduce_logbook(
             requirements=spec.reproduce.requirements,
             requirements_sha256=req_sha,
         )
-        run_limits = RunLimits(**(run.limits or limits).as_record())
+        run_limits = RunLimits(**(run.limits or limits).as_record(), memory_scope=run.memory_scope)
     else:
         if api is None:
             from huggingface_hub import HfApi
