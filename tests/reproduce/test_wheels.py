@@ -11,6 +11,7 @@ from reproaudit.reproduce.wheels import (
     download_argv,
     install_argv,
     read_requirements,
+    target_args,
     why_no_wheel,
 )
 
@@ -82,3 +83,17 @@ def test_a_missing_wheel_is_named_by_its_line(tmp_path: Path):
     dependency = why_no_wheel("No matching distribution found for leftpad", reqs, SRC)
     assert dependency is not None and "'leftpad' (a dependency)" in dependency
     assert why_no_wheel("some other failure", reqs, SRC) is None
+
+
+def test_wheels_for_an_image_python_are_named_by_its_tags():
+    args = target_args("cpython 3.12 linux-x86_64\n")
+    assert args[:10] == [
+        "--implementation", "cp", "--python-version", "3.12",
+        "--abi", "cp312", "--abi", "abi3", "--abi", "none",
+    ]  # fmt: skip
+    platforms = args[11::2]
+    assert platforms[0] == "manylinux_2_40_x86_64" and platforms[-1] == "linux_x86_64"
+    assert "manylinux2014_x86_64" in platforms
+    for answer in ("pypy 3.10 linux-x86_64", "cpython 3.12 macosx-14-arm64", ""):
+        with pytest.raises(RequirementRefused, match="CPython on glibc Linux"):
+            target_args(answer)

@@ -51,11 +51,13 @@ from .record import LogTail, RunOutcome, log_text
 from .sandbox import Launch, Limits
 from .spec import RunSpec, code_folder, requirements_file
 from .wheels import (
+    PROBE,
     RequirementRefused,
     download_argv,
     download_env,
     install_argv,
     read_requirements,
+    target_args,
     why_no_wheel,
 )
 
@@ -295,8 +297,14 @@ def _install(
     (req_dir / "requirements.txt").write_text(reqs.text(), encoding="utf-8")
     if not reqs.pinned:
         return deps, None
+    target = None
+    if sandbox == "docker":  # wheels for the image's Python, which it names with no network
+        try:
+            target = target_args(_image_python(launch_image(spec)))
+        except RequirementRefused as exc:
+            return None, f"installing {source} refused: {exc}"
     fetched = run_process(
-        download_argv(reqs, req_dir / "requirements.txt", wheels),
+        download_argv(reqs, req_dir / "requirements.txt", wheels, target),
         base,
         download_env(),
         INSTALL_TIMEOUT_S,
@@ -353,6 +361,15 @@ def _install(
         detail = _tail(result.log.data().decode("utf-8", errors="replace"))
         return None, f"installing {source} failed: {detail or '; '.join(result.notes)}"
     return deps, None
+
+
+def _image_python(image: str) -> str:
+    """The image's own answer to ``wheels.PROBE``: its Python, version and platform."""
+    argv = ["docker", "run", "--rm", "--network", "none", "--cap-drop", "ALL"]
+    argv += ["--user", "65534:65534", "--entrypoint", "python3", image, "-c", PROBE]
+    result = run_process(argv, Path("/"), docker_env(), INSTALL_TIMEOUT_S)
+    lines = result.log.data().decode("utf-8", errors="replace").strip().splitlines()
+    return lines[-1] if result.exit_code == 0 and lines else ""
 
 
 def _tail(text: str) -> str:

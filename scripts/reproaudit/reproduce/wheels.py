@@ -139,9 +139,42 @@ def _local_folder(raw: str, where: str, folder: Path) -> Path:
     return path
 
 
-def download_argv(reqs: Requirements, req_file: Path, dest: Path) -> list[str]:
-    """pip on the host: download wheels only (``--only-binary=:all:``), with dependencies."""
+# What a sandbox's interpreter is, printed by itself with no network (docker images).
+PROBE = (
+    "import sys, sysconfig; "
+    "print(sys.implementation.name, '%d.%d' % sys.version_info[:2], sysconfig.get_platform())"
+)
+
+
+def target_args(probe: str) -> list[str]:
+    """pip download's flags for wheels that fit another interpreter (the PROBE's answer).
+
+    CPython on glibc Linux only: the manylinux tags, newest first, down to manylinux1.
+    """
+    parts = probe.split()
+    if len(parts) != 3 or parts[0] != "cpython" or not parts[2].startswith("linux-"):
+        raise RequirementRefused(
+            f"the image's Python is {probe.strip()[:80]!r}: requirements install only into "
+            "CPython on glibc Linux (manylinux wheels)"
+        )
+    version, arch = parts[1], parts[2].split("-", 1)[1]
+    abi = "cp" + version.replace(".", "")
+    argv = ["--implementation", "cp", "--python-version", version]
+    argv += ["--abi", abi, "--abi", "abi3", "--abi", "none"]
+    platforms = [f"manylinux_2_{minor}_{arch}" for minor in range(40, 4, -1)]
+    platforms += [f"manylinux2014_{arch}", f"manylinux2010_{arch}", f"manylinux1_{arch}"]
+    for platform in [*platforms, f"linux_{arch}"]:
+        argv += ["--platform", platform]
+    return argv
+
+
+def download_argv(
+    reqs: Requirements, req_file: Path, dest: Path, target: list[str] | None = None
+) -> list[str]:
+    """pip on the host: download wheels only (``--only-binary=:all:``), with dependencies,
+    for this Python or for the ``target`` one (``target_args``)."""
     argv = [sys.executable, "-m", "pip", "download", "--only-binary=:all:", "--no-input"]
+    argv += target or []
     argv += ["--disable-pip-version-check", "--progress-bar", "off", "--dest", str(dest)]
     argv += ["-r", str(req_file)]
     if reqs.no_index:
