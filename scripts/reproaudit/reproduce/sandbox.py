@@ -65,6 +65,7 @@ def in_ci(environ: dict[str, str] | None = None) -> bool:
 
 
 def bwrap_available() -> bool:
+    """Whether bwrap runs here as a re-run would start it: as a uid of its own when root."""
     path = shutil.which("bwrap")
     if path is None:
         return False
@@ -73,10 +74,18 @@ def bwrap_available() -> bool:
             [path, "--unshare-all", "--unshare-user", "--ro-bind", "/", "/", "true"],
             capture_output=True,
             timeout=20,
+            preexec_fn=_drop_root if os.geteuid() == 0 else None,
         )
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0
+
+
+def _drop_root() -> None:
+    uid = 1_899_999_999  # beside the run uids (bwrap.UID_BASE and up): no account has it
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
 
 
 def docker_available() -> bool:
