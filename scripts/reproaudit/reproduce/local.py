@@ -28,7 +28,7 @@ import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .bundle import RUNNER
 from .bwrap import (
@@ -75,7 +75,7 @@ class LocalRun:
     requirements_sha256: str | None = None
     limits: Limits | None = None  # as enforced (the writable space grows with the code)
     image_digest: str | None = None  # docker: the digest the image resolved to
-    memory_scope: str = "process"  # "run": one memory cgroup bounds the whole run
+    memory_scope: Literal["run", "process"] = "process"  # run: one cgroup bounds it all
 
 
 def run_local(
@@ -96,7 +96,9 @@ def run_local(
     cgroup = run_cgroup(limits) if sandbox in ("bwrap", "none") else None
     nonce = secrets.token_hex(12)
     uid = sandbox_uid() if sandbox == "bwrap" else None
-    scope = "run" if sandbox == "docker" or (cgroup and cgroup.memory) else "process"
+    scope: Literal["run", "process"] = "process"
+    if sandbox == "docker" or (cgroup is not None and cgroup.memory is not None):
+        scope = "run"
     try:
         src = base / "src"
         started = time.monotonic()

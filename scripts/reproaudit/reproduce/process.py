@@ -49,21 +49,16 @@ def run_process(
     kill_grace_s: float = KILL_GRACE_S,
     sink: Callable[[bytes], None] | None = None,
     preexec: Callable[[], None] | None = None,
-    user: int | None = None,
     stdin: bytes | None = None,
 ) -> ProcessResult:
     """Run ``argv`` in ``cwd`` until it exits or ``timeout_s`` passes; stdout+stderr merged.
 
     Output goes to ``sink`` when given (the result's log is then empty), else
-    into the bounded log tail. ``user`` (when reproaudit runs as root) makes
-    the child run as that uid and gid, with no supplementary groups.
+    into the bounded log tail.
     """
     log = LogTail(keep_bytes)
     feed = sink or log.feed
     start = time.monotonic()
-    ids: dict[str, object] = {}
-    if user is not None:
-        ids = {"user": user, "group": user, "extra_groups": []}
     given = _pipe_with(stdin) if stdin is not None else subprocess.DEVNULL
     try:
         proc = subprocess.Popen(
@@ -76,7 +71,6 @@ def run_process(
             start_new_session=True,  # its own process group, killed as one
             close_fds=True,
             preexec_fn=preexec,
-            **ids,  # type: ignore[arg-type]
         )
     except OSError as exc:
         note = f"could not start {argv[0]!r}: {exc.strerror or exc}"
