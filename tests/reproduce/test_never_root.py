@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from reproaudit.reproduce import Limits, reproduce_logbook
-from reproaudit.reproduce.bwrap import run_cgroup
+from reproaudit.reproduce.cgroup import remove_cgroup, run_cgroup
 from reproaudit.reproduce.sandbox import bwrap_available
 from tests.test_reproduce import add_logbook, outputs_of, run_json
 
@@ -181,8 +181,6 @@ def test_memory_is_bounded_for_the_whole_run_not_per_process(mini_repo, tmp_path
     cgroup = run_cgroup(Limits(wall_s=1))
     if cgroup is None or cgroup.memory is None:
         pytest.skip("no memory cgroup can be made here: memory is bounded per process only")
-    from reproaudit.reproduce.bwrap import remove_cgroup
-
     remove_cgroup(cgroup)
     limits = Limits(wall_s=300, **{**SMALL, "memory_bytes": 256 << 20})
     files = {"many.py": MANY}

@@ -14,11 +14,13 @@ reproaudit itself even when it is SIGKILLed.
 Never host root: when reproaudit is root, bwrap itself is started as a uid of
 the run's own (``sandbox_uid``), so the user namespace maps to that uid, not to
 host uid 0 (a root-mapped namespace could write ``/proc/sys/kernel/core_pattern``
-with no capability at all). Limits: a cgroup of the run's own where the host
-lets root make one (``run_cgroup``: ``memory.max`` and ``pids.max`` for the
-whole run), and on every process RLIMIT_NPROC (per uid: the fresh uid starts
-at 0), RLIMIT_AS (memory per process; the only memory bound without a memory
-cgroup) and RLIMIT_FSIZE.
+with no capability at all). A Python folder that uid cannot reach (under
+``/root``) is bind-mounted for it by root in a mount namespace of the launching
+child alone (``staging_for``). Limits: a cgroup of the run's own where the host
+lets root make one (``cgroup.py``: memory and processes for the whole run),
+and on every process RLIMIT_NPROC (per uid: the fresh uid starts at 0),
+RLIMIT_AS (memory per process; the only memory bound without a memory cgroup)
+and RLIMIT_FSIZE.
 
 The logbook's ``image`` cannot be pulled here: bwrap runs the host's Python
 (read-only), and the record says so (``environment.image_used: false``).
@@ -30,13 +32,11 @@ import contextlib
 import os
 import resource
 import secrets
-import signal
 import sys
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
+from .cgroup import RunCgroup
 from .sandbox import Launch, Limits
 
 # /etc files a program may need; never the whole folder (it may hold credentials)
@@ -193,30 +193,6 @@ def own_processes() -> int:
     return count
 
 
-@dataclass(frozen=True)
-class RunCgroup:
-    """The cgroup folders one run lives in (one per hierarchy) and what they bound.
-
-    cgroup v2 has one folder with both controllers; v1 has one per controller.
-    """
-
-    folders: tuple[Path, ...]
-    memory: Path | None  # the folder whose memory limit bounds the whole run
-    pids: Path | None
-
-    def oom_kills(self) -> int:
-        """How many times the kernel killed a process of the run for the memory limit."""
-        if self.memory is None:
-            return 0
-        for name, key in (("memory.events", "oom_kill"), ("memory.oom_control", "oom_kill")):
-            with contextlib.suppress(OSError, ValueError):
-                for line in (self.memory / name).read_text().splitlines():
-                    field, _, value = line.partition(" ")
-                    if field == key:
-                        return int(value)
-        return 0
-
-
 def preexec_for(
     limits: Limits,
     cgroup: RunCgroup | None,
@@ -274,139 +250,6 @@ def _mounter(staged: dict[str, str]) -> Callable[[], None]:
             check(libc.mount(src, dest, None, ms_bind | ms_rec, None), f"bind {src!r}")
 
     return mount
-
-
-CGROUP_ROOT = Path("/sys/fs/cgroup")
-
-
-def run_cgroup(limits: Limits, *, root: Path = CGROUP_ROOT) -> RunCgroup | None:
-    """A fresh cgroup bounding the whole run's memory and processes, when root can make one.
-
-    cgroup v2 (``memory.max``, ``memory.swap.max``, ``pids.max``) in a folder
-    whose ``cgroup.subtree_control`` delegates both controllers; else cgroup v1
-    (``memory.limit_in_bytes`` and ``memory.memsw.limit_in_bytes``, ``pids.max``),
-    each under reproaudit's own cgroup of that controller, so the host's limits on
-    reproaudit still apply. None when neither bound can be made (not root, no
-    cgroup file system): the record then says memory is bounded per process only.
-    """
-    if os.geteuid() != 0:
-        return None
-    own = _own_cgroups()
-    for unified in (root, root / "unified"):
-        if not (unified / "cgroup.controllers").exists():
-            continue
-        for parent in _unique([unified / own.get("", "/").lstrip("/"), unified]):
-            if {"memory", "pids"} <= set(_read(parent / "cgroup.subtree_control").split()):
-                folder = _make(parent, _v2_settings(limits))
-                if folder is not None:
-                    return RunCgroup((folder,), folder, folder)
-    made: dict[str, Path] = {}
-    for name, settings in (("memory", _v1_memory(limits)), ("pids", _v1_pids(limits))):
-        top = root / name
-        if not (top / "cgroup.procs").exists():
-            continue
-        for parent in _unique([top / own.get(name, "/").lstrip("/"), top]):
-            folder = _make(parent, settings)
-            if folder is not None:
-                made[name] = folder
-                break
-    if not made:
-        return None
-    return RunCgroup(tuple(made.values()), made.get("memory"), made.get("pids"))
-
-
-def _v2_settings(limits: Limits) -> list[tuple[str, str, bool]]:
-    """(file, value, required): a missing swap controller is no reason to give up."""
-    memory = str(limits.memory_bytes)
-    return [
-        ("memory.max", memory, True),
-        ("memory.swap.max", "0", False),
-        ("pids.max", str(limits.processes), True),
-    ]
-
-
-def _v1_memory(limits: Limits) -> list[tuple[str, str, bool]]:
-    memory = str(limits.memory_bytes)
-    return [("memory.limit_in_bytes", memory, True), ("memory.memsw.limit_in_bytes", memory, False)]
-
-
-def _v1_pids(limits: Limits) -> list[tuple[str, str, bool]]:
-    return [("pids.max", str(limits.processes), True)]
-
-
-def _make(parent: Path, settings: list[tuple[str, str, bool]]) -> Path | None:
-    """A new ``reproaudit-*`` folder under ``parent`` with ``settings`` written, or None."""
-    _sweep(parent)
-    folder = parent / f"reproaudit-{secrets.token_hex(8)}"
-    try:
-        folder.mkdir()
-    except OSError:
-        return None
-    try:
-        for name, value, required in settings:
-            try:
-                (folder / name).write_text(value)
-            except OSError:
-                if required:
-                    raise
-    except OSError:
-        with contextlib.suppress(OSError):
-            folder.rmdir()
-        return None
-    return folder
-
-
-def _own_cgroups() -> dict[str, str]:
-    """reproaudit's own cgroup per controller (``""`` for v2), from /proc/self/cgroup."""
-    out: dict[str, str] = {}
-    for line in _read(Path("/proc/self/cgroup")).splitlines():
-        parts = line.split(":", 2)
-        if len(parts) == 3:
-            for name in parts[1].split(",") if parts[1] else [""]:
-                out[name] = parts[2]
-    return out
-
-
-def _unique(paths: list[Path]) -> list[Path]:
-    return list(dict.fromkeys(paths))
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:
-        return ""
-
-
-def _sweep(parent: Path, older_than_s: float = 60.0) -> None:
-    """Remove empty cgroups an interrupted or killed reproaudit left behind.
-
-    Only old ones: a fresh one may be about to receive its process. A cgroup
-    with processes in it cannot be removed (the kernel refuses), so a running
-    re-run is never touched.
-    """
-    now = time.time()
-    for path in parent.glob("reproaudit-*"):
-        with contextlib.suppress(OSError):
-            if now - path.stat().st_mtime > older_than_s:
-                path.rmdir()
-
-
-def remove_cgroup(cgroup: RunCgroup | None) -> None:
-    """Kill anything still in the run's cgroup, then remove its folders."""
-    if cgroup is None:
-        return
-    for folder in cgroup.folders:
-        for _ in range(50):
-            pids = [int(x) for x in _read(folder / "cgroup.procs").split()]
-            if not pids:
-                break
-            for pid in pids:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            time.sleep(0.02)
-        with contextlib.suppress(OSError):
-            folder.rmdir()
 
 
 def sandbox_uid() -> int | None:

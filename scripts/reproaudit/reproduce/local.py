@@ -32,16 +32,14 @@ from typing import Any, Literal
 
 from .bundle import RUNNER
 from .bwrap import (
-    RunCgroup,
     bwrap_argv,
     make_readable,
     preexec_for,
-    remove_cgroup,
-    run_cgroup,
     sandbox_path,
     sandbox_uid,
     staging_for,
 )
+from .cgroup import RunCgroup, remove_cgroup, run_cgroup
 from .docker import DEFAULT_IMAGE, docker_argv
 from .envscrub import scrubbed_env
 from .fetch import fetch_commit
