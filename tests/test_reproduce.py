@@ -680,11 +680,13 @@ def test_hf_jobs_run_end_to_end_against_a_local_hub(mini_repo: Path, tmp_path: P
     assert spec["flavor"] == "cpu-basic"
     assert spec["dockerImage"] == "python:3.12-slim"
     assert spec["timeoutSeconds"] == 600 + 600  # the logbook's 10m plus time to fetch the code
-    assert spec["environment"] == {} and "secrets" not in spec
+    # no secret reaches the job; only the runner's nonce, which is not in its argv
+    assert list(spec["environment"]) == ["REPROAUDIT_NONCE"] and "secrets" not in spec
+    assert spec["environment"]["REPROAUDIT_NONCE"] not in " ".join(spec["command"])
     assert spec["labels"]["reproaudit-paper"] == PAPER
     assert spec["labels"]["reproaudit-logbook"] == "ann-1"
     command = spec["command"]
-    assert command[:3] == ["python3", "-c", RUNNER]
+    assert command[:4] == ["python3", "-c", RUNNER, "env"]  # the nonce comes from the env
     assert command[4:11] == [
         str(mini_repo),
         sha,
@@ -826,12 +828,12 @@ def test_runner_fetches_a_github_style_archive_when_the_image_has_no_git(tmp_pat
     hub.files[f"/archive/{sha}.tar.gz"] = buf.getvalue()
     bare_path = tmp_path / "bin"  # a PATH with no git on it
     bare_path.mkdir()
-    nonce = "0123abcd"
-    args = [nonce, "https://example.invalid/x", sha, f"{hub.endpoint}/archive/{sha}.tar.gz"]
+    nonce = "0123abcd" * 3
+    args = ["env", "https://example.invalid/x", sha, f"{hub.endpoint}/archive/{sha}.tar.gz"]
     args += ["", "", "out.json", "30", "--", sys.executable, "main.py"]
     done = subprocess.run(
         [sys.executable, "-c", RUNNER, *args],
-        env={"PATH": str(bare_path), "HOME": str(tmp_path)},
+        env={"PATH": str(bare_path), "HOME": str(tmp_path), "REPROAUDIT_NONCE": nonce},
         cwd=tmp_path,
         capture_output=True,
         text=True,

@@ -668,11 +668,17 @@ class RunLimits(Model):
     processes: int | None = None
     """Most processes (and threads) at once."""
     memory_bytes: int | None = None
-    """Address space of each process, in bytes."""
+    """Memory, in bytes: of the whole run when `memory_scope` is `run`, else the address space of
+    each process."""
+    memory_scope: Literal["run", "process"] | None = None
+    """What `memory_bytes` bounds: `run`, all its processes together (a memory cgroup, or docker's
+    `--memory`); `process`, each process's address space (RLIMIT_AS) but not their sum."""
     file_bytes: int | None = None
     """Largest file the run may write, in bytes."""
     writable_bytes: int | None = None
-    """Size of the writable space (the work folder and /tmp), in bytes."""
+    """Size of the writable space (the work folder, /tmp and /dev/shm together), in bytes."""
+    shm_bytes: int | None = None
+    """Size of /dev/shm, in bytes (part of `writable_bytes`)."""
     log_bytes: int | None = None
     """Most output kept: the log's tail, in bytes."""
 

@@ -1,9 +1,23 @@
-"""The declared environment: requirements installed in their own phase, then no network."""
+"""The declared environment: requirements installed in their own phase, then no network.
+
+The install phase is attacked for real: an sdist whose build calls a server on
+127.0.0.1 and an abstract socket, a wheel that calls home when imported, and
+requirements lines that point the host's pip at a local server; beside an honest
+pinned wheel (built here by ``pip wheel``) that installs and imports offline.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import secrets
+import socket
+import subprocess
+import sys
+import tarfile
+import threading
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -76,7 +90,10 @@ def test_a_failed_install_is_a_failed_record_that_says_why(mini_repo, tmp_path):
     (mini_repo / rel).write_text(text)
     record = reproduce_logbook(mini_repo, rel, out=tmp_path / "out")
     assert record.status == "failed" and not record.outputs_written
-    assert "installing deps-2/requirements.txt failed:" in record.log_tail
+    assert (
+        "installing deps-2/requirements.txt refused: deps-2/requirements.txt:2: "
+        "'no-such-package-xyz==1.0' has no wheel pip can use here" in record.log_tail
+    )
 
 
 def test_requirements_outside_the_folder_are_refused(mini_repo, tmp_path):
@@ -90,3 +107,187 @@ def test_requirements_outside_the_folder_are_refused(mini_repo, tmp_path):
         f"{rel}: reproduce.requirements: 'ann-1/requirements.txt' is outside this logbook's "
         f"own folder logbooks/{PAPER}/deps-3/ [requirements_not_allowed]"
     )
+
+
+# --- the install phase runs no one's code with the host's network ---------------
+
+
+class Listener:
+    """A TCP server on 127.0.0.1 and an abstract unix socket that count who connects."""
+
+    def __init__(self) -> None:
+        self.tcp = socket.create_server(("127.0.0.1", 0))
+        self.port = self.tcp.getsockname()[1]
+        self.abstract_name = "reproaudit-probe-" + secrets.token_hex(6)
+        self.unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.unix.bind("\0" + self.abstract_name)
+        self.unix.listen()
+        self.seen: list[str] = []
+        self.threads = [
+            threading.Thread(target=self._accept, args=(s, n), daemon=True)
+            for s, n in ((self.tcp, "tcp"), (self.unix, "abstract"))
+        ]
+        for thread in self.threads:
+            thread.start()
+
+    def _accept(self, server: socket.socket, name: str) -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:  # closed
+                return
+            self.seen.append(name)
+            conn.close()
+
+    def close(self) -> None:
+        for server in (self.tcp, self.unix):
+            with contextlib.suppress(OSError):
+                server.shutdown(socket.SHUT_RDWR)  # wakes the accepting thread
+            server.close()
+
+
+def probe(listener: Listener, tag: str) -> str:
+    """Python source that tries the listener over TCP and the abstract socket."""
+    return (
+        "import socket\n"
+        "def _probe():\n"
+        "    got = []\n"
+        f"    for family, address in ((socket.AF_INET, ('127.0.0.1', {listener.port})),\n"
+        f"                            (socket.AF_UNIX, '\\0{listener.abstract_name}')):\n"
+        "        try:\n"
+        "            s = socket.socket(family, socket.SOCK_STREAM)\n"
+        "            s.settimeout(5)\n"
+        "            s.connect(address)\n"
+        f"            s.sendall(b'{tag}'); got.append('open')\n"
+        "        except OSError:\n"
+        "            got.append('none')\n"
+        "    return got\n"
+        "PROBED = _probe()\n"
+    )
+
+
+@pytest.fixture
+def listener() -> Iterator[Listener]:
+    server = Listener()
+    yield server
+    server.close()
+
+
+def build_wheel(tmp: Path, name: str, module: str) -> Path:
+    """A real wheel of a tiny package, built here by ``pip wheel`` (offline, no isolation)."""
+    pkg = tmp / f"src-{name}"
+    (pkg / name).mkdir(parents=True)
+    (pkg / name / "__init__.py").write_text(module)
+    (pkg / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
+        f'[project]\nname = "{name}"\nversion = "1.0"\n'
+    )
+    out = tmp / "wheelhouse"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+         "--quiet", "--wheel-dir", str(out), str(pkg)],
+        check=True, capture_output=True, timeout=600,
+    )  # fmt: skip
+    return next(out.glob(f"{name}-1.0-*.whl"))
+
+
+def with_requirements(repo: Path, rel: str, logbook: str, text: str) -> Path:
+    req = repo / "logbooks" / PAPER / logbook / "requirements.txt"
+    req.write_text(text)
+    doc = (repo / rel).read_text()
+    doc = doc.replace("reproduce:\n", f"reproduce:\n  requirements: {logbook}/requirements.txt\n")
+    (repo / rel).write_text(doc)
+    return req
+
+
+USE = (
+    "import json, os, socket, {name}\n"
+    "try:\n"
+    "    socket.create_connection(('127.0.0.1', {port}), timeout=1); net = 'open'\n"
+    "except OSError:\n"
+    "    net = 'none'\n"
+    "os.makedirs('results')\n"
+    "json.dump({{'value': {name}.VALUE, 'net': net, 'probed': getattr({name}, 'PROBED', None)}},"
+    " open('results/metrics.json', 'w'))\n"
+)
+
+
+def test_an_honest_pinned_wheel_installs_and_imports_offline(
+    mini_repo, tmp_path, monkeypatch, listener
+):
+    wheel = build_wheel(tmp_path, "honestdep", "VALUE = 42\n")
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheel.parent))  # the operator's own wheel index
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    code = {"run.py": USE.format(name="honestdep", port=listener.port)}
+    rel = add_logbook(mini_repo, "honest-2", "python run.py", code)
+    with_requirements(mini_repo, rel, "honest-2", f"honestdep==1.0 \\\n  --hash=sha256:{digest}\n")
+    record = reproduce_logbook(mini_repo, rel, out=tmp_path / "out")
+    assert record.status == "passed", record.log_tail
+    assert outputs_of(tmp_path / "out", "honest-2") == {"value": 42, "net": "none", "probed": None}
+    assert listener.seen == []
+
+
+def test_an_sdist_is_refused_and_its_build_code_never_runs(
+    mini_repo, tmp_path, monkeypatch, listener
+):
+    """An sdist whose setup.py calls home (TCP and an abstract socket) is never built."""
+    house = tmp_path / "house"
+    pkg = tmp_path / "evildep-1.0"
+    pkg.mkdir()
+    (pkg / "setup.py").write_text(
+        probe(listener, "setup.py ran")
+        + "from setuptools import setup\nsetup(name='evildep', version='1.0')\n"
+    )
+    (pkg / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: evildep\nVersion: 1.0\n")
+    house.mkdir()
+    with tarfile.open(house / "evildep-1.0.tar.gz", "w:gz") as tar:
+        tar.add(pkg, arcname="evildep-1.0")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(house))
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    code = {"run.py": USE.format(name="evildep", port=listener.port)}
+    rel = add_logbook(mini_repo, "evil-1", "python run.py", code)
+    with_requirements(mini_repo, rel, "evil-1", "# the build calls home\nevildep==1.0\n")
+    record = reproduce_logbook(mini_repo, rel, out=tmp_path / "out")
+    assert record.status == "failed" and not record.outputs_written
+    assert (
+        "[reproaudit] installing evil-1/requirements.txt refused: evil-1/requirements.txt:2: "
+        "'evildep==1.0' has no wheel pip can use here (a source distribution only, or no such "
+        "release): re-runs install wheels only, so that no one's build code runs; pin a wheel: "
+        "`name==version` of a release that publishes a wheel for this Python" in record.log_tail
+    ), record.log_tail
+    assert listener.seen == []
+
+
+def test_a_wheel_that_calls_home_finds_no_network(mini_repo, tmp_path, monkeypatch, listener):
+    """Its module, imported by the run, tries 127.0.0.1 and an abstract socket."""
+    wheel = build_wheel(tmp_path, "homedep", probe(listener, "import ran") + "VALUE = 7\n")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheel.parent))
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    code = {"run.py": USE.format(name="homedep", port=listener.port)}
+    rel = add_logbook(mini_repo, "home-1", "python run.py", code)
+    with_requirements(mini_repo, rel, "home-1", "homedep==1.0\n")
+    record = reproduce_logbook(mini_repo, rel, out=tmp_path / "out")
+    assert record.status == "passed", record.log_tail
+    got = outputs_of(tmp_path / "out", "home-1")
+    assert got == {"value": 7, "net": "none", "probed": ["none", "none"]}
+    assert listener.seen == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "--index-url http://127.0.0.1:{port}/simple\nanything==1.0",
+        "--extra-index-url http://127.0.0.1:{port}/simple\nanything==1.0",
+        "--find-links http://127.0.0.1:{port}/\nanything==1.0",
+        "anything @ http://127.0.0.1:{port}/anything-1.0.tar.gz",
+        "git+http://127.0.0.1:{port}/repo.git#egg=anything",
+    ],
+)
+def test_a_requirements_file_cannot_point_the_host_anywhere(mini_repo, tmp_path, listener, line):
+    rel = add_logbook(mini_repo, "point-1", "python run.py", {"run.py": "print(1)\n"})
+    with_requirements(mini_repo, rel, "point-1", line.format(port=listener.port) + "\n")
+    record = reproduce_logbook(mini_repo, rel, out=tmp_path / "out")
+    assert record.status == "failed"
+    assert "[reproaudit] installing point-1/requirements.txt refused: " in record.log_tail
+    assert listener.seen == []

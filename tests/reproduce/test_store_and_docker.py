@@ -30,13 +30,14 @@ def test_docker_argv_is_exact(tmp_path):
         wall_s=60, processes=100, memory_bytes=1 << 30, file_bytes=1 << 20, writable_bytes=1 << 24
     )
     assert docker_argv(launch, limits, "reproaudit-n") == [
-        "docker", "run", "--rm", "--name", "reproaudit-n", "--pull", "missing",
+        "docker", "run", "--rm", "-i", "--name", "reproaudit-n", "--pull", "missing",
         "--network", "none",
         "--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
         "--pids-limit", "100",
         "--memory", str(1 << 30), "--memory-swap", str(1 << 30),
         "--ulimit", f"fsize={1 << 20}:{1 << 20}", "--ulimit", "core=0:0",
-        "--tmpfs", f"/tmp:rw,exec,nosuid,nodev,size={1 << 24}",
+        "--tmpfs", f"/tmp:rw,exec,nosuid,nodev,size={(1 << 24) - (1 << 22)}",
+        "--shm-size", str(1 << 22),
         "--user", "65534:65534", "--workdir", "/tmp",
         "--gpus", "4",
         "--mount", f"type=bind,source={tmp_path / 'src'},target=/src,readonly",
@@ -72,15 +73,16 @@ def test_the_jobs_runner_installs_the_requirements_before_the_command(tmp_path):
         "json.dump({'v': tinydep.VALUE}, open('r/o.json', 'w'))\n"
     )
     requirements = f"--no-index\n--find-links {wheels}\ntinydep==1.0\n"
-    args = ["--requirements", requirements, "n0nce", f"dir:{src}", "", "", "", "", "r/o.json"]
+    args = ["--requirements", requirements, "env", f"dir:{src}", "", "", "", "", "r/o.json"]
+    nonce = "0123456789abcdef" * 2  # in the job's environment, never in its argv
     done = subprocess.run(
         [sys.executable, "-c", RUNNER, *args, "30", "--", sys.executable, "run.py"],
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "REPROAUDIT_NONCE": nonce},
     )
-    parsed = read_job_log(done.stdout.splitlines(), "n0nce", "r/o.json")
+    parsed = read_job_log(done.stdout.splitlines(), nonce, "r/o.json")
     assert parsed.status and parsed.status["status"] == "passed", done.stdout + done.stderr
     assert json.loads(parsed.outputs or b"null") == {"v": 42}
     assert len(parsed.status["code_sha256"]) == 64
@@ -128,7 +130,7 @@ for j, a in enumerate(args[:i]):
             env[k] = v.replace("/deps", mounts.get("/deps", "/deps"))
 rest = ["dir:" + mounts["/src"] if r == "dir:/src" else r for r in rest]
 rest = [mounts["/src"] + r[4:] if r.startswith("/src/") else r for r in rest]
-rest = [mounts.get("/deps", r) if r == "/deps" else r for r in rest]
+rest = [mounts.get(r, r) if r in ("/deps", "/wheels") else r for r in rest]
 rest = [r for r in rest if r != "--pidns"]  # not in a namespace of its own here
 sys.exit(subprocess.run([sys.executable, *rest], env=env).returncode)
 '''
@@ -169,7 +171,9 @@ def test_the_docker_path_end_to_end_with_a_stand_in_cli(mini_repo, tmp_path, fak
     assert ["rm", "-f", name] in made  # the container is removed whatever happened
 
 
-def test_docker_installs_requirements_in_a_container_with_network(mini_repo, tmp_path, fake_docker):
+def test_docker_installs_downloaded_wheels_in_a_container_without_network(
+    mini_repo, tmp_path, fake_docker
+):
     from tests.reproduce.test_environment import SCRIPT
     from tests.test_reproduce import add_logbook
 
@@ -185,8 +189,11 @@ def test_docker_installs_requirements_in_a_container_with_network(mini_repo, tmp
     assert record.status == "passed", record.log_tail
     runs = [json.loads(x) for x in fake_docker.read_text().splitlines()]
     runs = [c for c in runs if c[0] == "run"]
-    install, rerun = runs
-    assert install[install.index("--network") + 1] == "bridge"
+    probe, install, rerun = runs
+    assert probe[probe.index("--network") + 1] == "none" and probe[-2] == "-c"
+    assert install[install.index("--network") + 1] == "none"
     assert any(a.endswith("target=/deps") for a in install)  # writable: only the deps folder
+    assert any(a.endswith("target=/wheels,readonly") for a in install)
+    assert "--no-index" in install and "--only-binary=:all:" in install
     assert rerun[rerun.index("--network") + 1] == "none"
     assert any(a.endswith("target=/deps,readonly") for a in rerun)

@@ -97,7 +97,7 @@ def reproduce_logbook(
             requirements=spec.reproduce.requirements,
             requirements_sha256=req_sha or inputs.requirements_sha256,  # as installed
         )
-        run_limits = RunLimits(**(run.limits or limits).as_record())
+        run_limits = RunLimits(**(run.limits or limits).as_record(), memory_scope=run.memory_scope)
     else:
         if api is None:
             from huggingface_hub import HfApi

@@ -112,7 +112,6 @@ def job_command(
     sha: str,
     jail: str,
     subdir: str,
-    nonce: str,
     requirements: str = "",
 ) -> list[str]:
     """The job's argument list: the fixed runner, then every value as its own argument.
@@ -125,7 +124,7 @@ def job_command(
         "-c",
         RUNNER,
         *(["--requirements", requirements] if requirements else []),
-        nonce,
+        "env",  # the nonce is in the job's environment, never in its argv
         url,
         sha,
         archive_url(url, sha),
@@ -174,7 +173,7 @@ def run_hf_jobs(
     url, sha, jail, subdir = job_source(spec, source_repo_url, source_sha)
     image = spec.reproduce.image or DEFAULT_IMAGE
     notes = [] if spec.reproduce.image else [f"no reproduce.image: used {DEFAULT_IMAGE}"]
-    nonce = secrets.token_hex(8)
+    nonce = secrets.token_hex(12)
     req = requirements_file(repo, spec)
     req_bytes = requirements_bytes(repo, spec) or b""
     req_sha = hashlib.sha256(req_bytes).hexdigest() if req is not None else None
@@ -187,8 +186,9 @@ def run_hf_jobs(
         lambda: api.run_job(
             image=image,
             command=job_command(
-                spec, url, sha, jail, subdir, nonce, req_bytes.decode("utf-8", errors="replace")
+                spec, url, sha, jail, subdir, req_bytes.decode("utf-8", errors="replace")
             ),
+            env={"REPROAUDIT_NONCE": nonce},
             flavor=flavor,
             timeout=job_timeout,
             namespace=ns,

@@ -4,9 +4,13 @@ The code is copied (``code.path``) or fetched at exactly the pinned commit
 (``code: {repo, commit}``) into a fresh host folder that the sandbox sees
 read-only; the runner (``runner.py``) copies it into the sandbox's own bounded
 writable space, runs the command, kills whatever it left running and prints
-the outputs between markers, which are read here from the stream. Requirements
-are installed first, in a phase of their own with network (the run phase has
-none), into a folder the run phase sees read-only on ``PYTHONPATH``.
+the outputs between markers, which are read here from the stream (the
+runner's nonce arrives on its standard input, never in its argv). Requirements
+are installed first, in a phase of their own: wheels downloaded here on the
+host (``wheels.py``: pip builds nothing), then installed inside the sandbox with
+no network into a folder the run phase sees read-only on ``PYTHONPATH``.
+When reproaudit is root, each run has a uid of its own and, where the host
+allows one, a cgroup bounding its memory and processes as a whole.
 """
 
 from __future__ import annotations
@@ -24,27 +28,36 @@ import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .bundle import RUNNER
 from .bwrap import (
     bwrap_argv,
     make_readable,
-    pids_cgroup,
     preexec_for,
-    remove_cgroup,
     sandbox_path,
     sandbox_uid,
+    staging_for,
 )
+from .cgroup import RunCgroup, remove_cgroup, run_cgroup
 from .docker import DEFAULT_IMAGE, docker_argv
 from .envscrub import scrubbed_env
 from .fetch import fetch_commit
 from .markers import MarkerReader
 from .process import ProcessResult, run_process
 from .record import LogTail, RunOutcome, log_text
-from .runner import has_hashes, pip_argv
 from .sandbox import Launch, Limits
 from .spec import RunSpec, copy_code, requirements_bytes, requirements_file
+from .wheels import (
+    PROBE,
+    RequirementRefused,
+    download_argv,
+    download_env,
+    install_argv,
+    read_requirements,
+    target_args,
+    why_no_wheel,
+)
 
 SETUP_GRACE_S = 120  # copying the code in and the outputs out, beyond the command's timeout
 INSTALL_TIMEOUT_S = 1800
@@ -60,6 +73,7 @@ class LocalRun:
     requirements_sha256: str | None = None
     limits: Limits | None = None  # as enforced (the writable space grows with the code)
     image_digest: str | None = None  # docker: the digest the image resolved to
+    memory_scope: Literal["run", "process"] = "process"  # run: one cgroup bounds it all
 
 
 def run_local(
@@ -77,9 +91,12 @@ def run_local(
     """
     notes: list[str] = []
     base = Path(tempfile.mkdtemp(prefix="reproaudit-"))
-    cgroup = pids_cgroup(limits.processes) if sandbox in ("bwrap", "none") else None
+    cgroup = run_cgroup(limits) if sandbox in ("bwrap", "none") else None
     nonce = secrets.token_hex(12)
-    uid = sandbox_uid(cgroup) if sandbox == "bwrap" else None
+    uid = sandbox_uid() if sandbox == "bwrap" else None
+    scope: Literal["run", "process"] = "process"
+    if sandbox == "docker" or (cgroup is not None and cgroup.memory is not None):
+        scope = "run"
     try:
         src = base / "src"
         started = time.monotonic()
@@ -115,7 +132,8 @@ def run_local(
             make_readable(base)
         # the code's copy lives in the writable space too: that much comes on top
         limits = replace(limits, writable_bytes=limits.writable_bytes + tree_size(src))
-        argv, _env, host_env = _launch_argv(spec, base, src, deps, sandbox, limits, nonce)
+        staged = staging_for(base) if uid is not None else {}
+        argv, _env, host_env = _launch_argv(spec, base, src, deps, sandbox, limits, staged, nonce)
         reader = MarkerReader(nonce, spec.reproduce.outputs or "", limits.log_bytes)
         result = run_process(
             argv,
@@ -123,13 +141,18 @@ def run_local(
             host_env,
             spec.timeout_s + SETUP_GRACE_S,
             sink=reader.feed,
-            preexec=preexec_for(limits, cgroup, fresh_uid=uid is not None)
+            preexec=preexec_for(limits, cgroup, uid=uid, staged=staged)
             if sandbox in ("bwrap", "none")
             else None,
-            user=uid,
+            stdin=nonce.encode() + b"\n",
         )
         parsed = reader.finish()
         notes.extend(result.notes)
+        if cgroup is not None and cgroup.oom_kills():
+            notes.append(
+                f"the memory limit of the whole run (memory_bytes = {limits.memory_bytes}) "
+                "was reached: the kernel killed a process of the run"
+            )
         status = parsed.status or {}
         notes.extend(str(n) for n in status.get("notes") or [])
         outcome = _outcome(spec, sandbox, result, status, notes)
@@ -141,7 +164,7 @@ def run_local(
             notes.append("the logbook names no reproduce.outputs; nothing to record")
         digest = _docker_digest(launch_image(spec)) if sandbox == "docker" else None
         log = log_text(parsed.log, notes)
-        return LocalRun(outcome, parsed.outputs, log, req_sha, limits, digest)
+        return LocalRun(outcome, parsed.outputs, log, req_sha, limits, digest, scope)
     finally:
         if sandbox == "docker":  # also when interrupted: the container is not our child
             _docker_cleanup(f"reproaudit-{nonce}")
@@ -226,6 +249,7 @@ def _launch_argv(
     deps: Path | None,
     sandbox: str,
     limits: Limits,
+    staged: dict[str, str],
     nonce: str,
 ) -> tuple[list[str], dict[str, str], dict[str, str]]:
     """(argv that starts the sandbox, environment inside it, environment of the sandbox tool)."""
@@ -234,12 +258,12 @@ def _launch_argv(
     runner = ["-c", RUNNER]
     if sandbox != "none":
         runner.append("--pidns")
-    runner += [nonce, source, "", "", "", "", spec.reproduce.outputs or "", str(spec.timeout_s)]
+    runner += ["stdin", source, "", "", "", "", spec.reproduce.outputs or "", str(spec.timeout_s)]
     runner += ["--", *spec.argv]
     launch = Launch(runner, src, deps, env, spec.reproduce.hardware, spec.reproduce.image)
     host_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
     if sandbox == "bwrap":
-        return bwrap_argv(launch, limits), env, host_env
+        return bwrap_argv(launch, limits, staged=staged), env, host_env
     if sandbox == "docker":
         return docker_argv(launch, limits, f"reproaudit-{nonce}"), env, docker_env()
     return [sys.executable, "-I", *runner], env, env
@@ -253,29 +277,56 @@ def _install(
     sandbox: str,
     limits: Limits,
     uid: int | None,
-    cgroup: Path | None,
+    cgroup: RunCgroup | None,
 ) -> tuple[Path | None, str | None]:
-    """Install the requirements into ``base/deps`` with network; (folder, None) or (None, why)."""
-    deps = base / "deps"
-    deps.mkdir()
-    req_dir = base / "req"
-    shutil.copytree(req.parent, req_dir, symlinks=True)
-    name = req.name
-    hashed = has_hashes(req_bytes.decode("utf-8", errors="replace"))
+    """Install the requirements into ``base/deps``; (folder, None) or (None, why).
+
+    Wheels are downloaded here (pip builds nothing: ``--only-binary=:all:``),
+    then installed by pip inside the sandbox with no network, from those alone.
+    """
+    source = str(spec.reproduce.requirements)
+    try:
+        reqs = read_requirements(req_bytes.decode("utf-8", errors="replace"), source, req.parent)
+    except RequirementRefused as exc:
+        return None, f"installing {source} refused: {exc}"
+    deps, wheels, req_dir = base / "deps", base / "wheels", base / "req"
+    for folder in (deps, wheels, req_dir):
+        folder.mkdir()
+    (req_dir / "requirements.txt").write_text(reqs.text(), encoding="utf-8")
+    if not reqs.pinned:
+        return deps, None
+    target = None
+    if sandbox == "docker":  # wheels for the image's Python, which it names with no network
+        try:
+            target = target_args(_image_python(launch_image(spec)))
+        except RequirementRefused as exc:
+            return None, f"installing {source} refused: {exc}"
+    fetched = run_process(
+        download_argv(reqs, req_dir / "requirements.txt", wheels, target),
+        base,
+        download_env(),
+        INSTALL_TIMEOUT_S,
+    )
+    if fetched.exit_code != 0:
+        text = fetched.log.data().decode("utf-8", errors="replace")
+        why = why_no_wheel(text, reqs, source) or f"downloading wheels failed: {_tail(text)}"
+        return None, f"installing {source} refused: {why}"
     if sandbox == "none":
-        argv = pip_argv(sys.executable, str(req_dir / name), str(deps), hashed)
+        argv = install_argv(
+            sys.executable, str(req_dir / "requirements.txt"), str(wheels), str(deps), reqs.hashed
+        )
         env = {"PATH": os.environ.get("PATH", ""), "HOME": str(base), "LANG": "C.UTF-8"}
         result = run_process(argv, req_dir, env, INSTALL_TIMEOUT_S)
     else:
         if uid is not None:
             os.chown(deps, uid, uid)
         if uid is not None or sandbox == "docker":
-            make_readable(req_dir)
+            make_readable(req_dir, wheels)
             os.chmod(base, 0o755)
         if sandbox == "docker":
             os.chmod(deps, 0o777)  # the install container runs as nobody
         python = sys.executable if sandbox == "bwrap" else "python3"
-        pip = pip_argv(python, f"/src/{name}", "/deps", hashed)
+        pip = install_argv(python, "/src/requirements.txt", "/wheels", "/deps", reqs.hashed)
         env = _inside_env(sandbox, base, False)
         launch = Launch(
             pip[1:],
@@ -284,11 +335,12 @@ def _install(
             env,
             spec.reproduce.hardware,
             spec.reproduce.image,
-            network=True,
             extra_rw=[(deps, "/deps")],
+            extra_ro=[(wheels, "/wheels")],
         )
+        staged = staging_for(base) if uid is not None else {}
         if sandbox == "bwrap":
-            argv = bwrap_argv(launch, limits)
+            argv = bwrap_argv(launch, limits, staged=staged)
         else:
             argv = docker_argv(launch, limits, f"reproaudit-install-{secrets.token_hex(6)}")
         host_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
@@ -299,16 +351,27 @@ def _install(
             base,
             host_env,
             INSTALL_TIMEOUT_S,
-            preexec=preexec_for(limits, cgroup, fresh_uid=uid is not None)
+            preexec=preexec_for(limits, cgroup, uid=uid, staged=staged)
             if sandbox == "bwrap"
             else None,
-            user=uid,
         )
     if result.exit_code != 0:
-        tail = result.log.data().decode("utf-8", errors="replace").strip().splitlines()[-5:]
-        detail = " | ".join(tail) or "; ".join(result.notes)
-        return None, f"installing {spec.reproduce.requirements} failed: {detail}"
+        detail = _tail(result.log.data().decode("utf-8", errors="replace"))
+        return None, f"installing {source} failed: {detail or '; '.join(result.notes)}"
     return deps, None
+
+
+def _image_python(image: str) -> str:
+    """The image's own answer to ``wheels.PROBE``: its Python, version and platform."""
+    argv = ["docker", "run", "--rm", "--network", "none", "--cap-drop", "ALL"]
+    argv += ["--user", "65534:65534", "--entrypoint", "python3", image, "-c", PROBE]
+    result = run_process(argv, Path("/"), docker_env(), INSTALL_TIMEOUT_S)
+    lines = result.log.data().decode("utf-8", errors="replace").strip().splitlines()
+    return lines[-1] if result.exit_code == 0 and lines else ""
+
+
+def _tail(text: str) -> str:
+    return " | ".join(text.strip().splitlines()[-5:])
 
 
 def docker_env() -> dict[str, str]:

@@ -4,8 +4,9 @@ Here the command is a sandbox (bwrap, docker) or, with ``--sandbox none``, the
 runner itself. It never goes through a shell, runs in its own process group so
 a timeout, a finished run, or an interrupt of reproaudit (SIGINT, SIGTERM)
 kills it, and its output is read incrementally (into a fixed-size tail, or a
-``sink``) so a flood cannot exhaust memory. ``rlimits`` and ``user`` are
-applied in the child before it starts: limits a sandbox inherits.
+``sink``) so a flood cannot exhaust memory. ``preexec`` runs in the child
+before it starts (the cgroup, limits and uid a sandbox inherits); ``stdin``
+bytes arrive on a pipe closed after them (the runner's nonce: never in argv).
 """
 
 from __future__ import annotations
@@ -48,36 +49,35 @@ def run_process(
     kill_grace_s: float = KILL_GRACE_S,
     sink: Callable[[bytes], None] | None = None,
     preexec: Callable[[], None] | None = None,
-    user: int | None = None,
+    stdin: bytes | None = None,
 ) -> ProcessResult:
     """Run ``argv`` in ``cwd`` until it exits or ``timeout_s`` passes; stdout+stderr merged.
 
     Output goes to ``sink`` when given (the result's log is then empty), else
-    into the bounded log tail. ``user`` (when reproaudit runs as root) makes
-    the child run as that uid and gid, with no supplementary groups.
+    into the bounded log tail.
     """
     log = LogTail(keep_bytes)
     feed = sink or log.feed
     start = time.monotonic()
-    ids: dict[str, object] = {}
-    if user is not None:
-        ids = {"user": user, "group": user, "extra_groups": []}
+    given = _pipe_with(stdin) if stdin is not None else subprocess.DEVNULL
     try:
         proc = subprocess.Popen(
             argv,
             cwd=cwd,
             env=env,
-            stdin=subprocess.DEVNULL,
+            stdin=given,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group, killed as one
             close_fds=True,
             preexec_fn=preexec,
-            **ids,  # type: ignore[arg-type]
         )
     except OSError as exc:
         note = f"could not start {argv[0]!r}: {exc.strerror or exc}"
         return ProcessResult(None, False, time.monotonic() - start, log, [note])
+    finally:
+        if isinstance(given, int) and given >= 0:
+            os.close(given)
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     os.set_blocking(fd, False)
@@ -109,6 +109,16 @@ def run_process(
     if code is not None and code < 0:
         notes.append(f"killed by signal {-code}")
     return ProcessResult(code, timed_out, duration, log, notes)
+
+
+def _pipe_with(data: bytes) -> int:
+    """The read end of a pipe holding ``data``, its write end already closed."""
+    read, write = os.pipe()
+    try:
+        os.write(write, data)  # small (a nonce): fits the pipe's buffer, never blocks
+    finally:
+        os.close(write)
+    return read
 
 
 def _pump(

@@ -1,12 +1,21 @@
 """reproaudit's runner: get the code, run one command, print its outputs between markers.
 
-Run as ``python3 -c RUNNER [OPTIONS] NONCE SOURCE SHA ARCHIVE JAIL SUBDIR OUTPUTS TIMEOUT --
-ARGV...`` inside every sandbox (bwrap, docker, none) and inside Hugging Face
-Jobs. ``SOURCE`` is a clone URL (fetched at ``SHA``) or ``dir:PATH``, a
-read-only folder copied into a fresh working folder. Every value arrives as a
-separate argument and the command is run as an argument list: nothing is ever
-parsed by a shell. Afterwards the outputs file is printed base64-encoded
-between marker lines carrying the caller's nonce, then one status line.
+Run as ``python3 -c RUNNER [OPTIONS] NONCE_FROM SOURCE SHA ARCHIVE JAIL SUBDIR OUTPUTS
+TIMEOUT -- ARGV...`` inside every sandbox (bwrap, docker, none) and inside
+Hugging Face Jobs. ``SOURCE`` is a clone URL (fetched at ``SHA``) or
+``dir:PATH``, a read-only folder copied into a fresh working folder. Every
+value arrives as a separate argument and the command is run as an argument
+list: nothing is ever parsed by a shell. Afterwards the outputs file is printed
+base64-encoded between marker lines carrying the caller's nonce, then one
+status line.
+
+The nonce is what makes those lines the runner's: the command must never learn
+it. It is never in the argument list (anyone may read ``/proc/*/cmdline``):
+``NONCE_FROM`` is ``stdin`` (the first line of standard input, a pipe the
+caller closes; the command gets ``/dev/null``) or ``env`` (``REPROAUDIT_NONCE``,
+removed before the command starts). The runner then makes itself non-dumpable
+(``PR_SET_DUMPABLE`` 0), so a command running as the same uid cannot read the
+runner's memory, environment or open files through ``/proc/<pid>/``.
 
 Options: ``--pidns`` (the runner is the first process of its own PID namespace:
 when the command ends, every other process in the namespace is killed before
@@ -50,6 +59,33 @@ LIMIT_SIGNALS = {
     getattr(signal, "SIGXFSZ", 25): "the file size limit (RLIMIT_FSIZE)",
     getattr(signal, "SIGXCPU", 24): "the CPU time limit",
 }
+
+
+def take_nonce(source: str) -> str:
+    """Read the nonce from where the caller put it, leaving no copy the command can reach."""
+    if source == "stdin":
+        nonce = sys.stdin.readline().strip()
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)  # the pipe is closed here; the command reads /dev/null
+        os.close(null)
+    elif source == "env":
+        nonce = os.environ.pop("REPROAUDIT_NONCE", "").strip()
+    else:
+        raise RuntimeError("NONCE_FROM must be stdin or env, never the nonce itself")
+    if len(nonce) < 16 or not all(c in "0123456789abcdef" for c in nonce):
+        raise RuntimeError("no nonce arrived (16 or more hex digits expected)")
+    return nonce
+
+
+def undumpable() -> bool:
+    """Make this process non-dumpable: its /proc files and memory are closed to its own uid."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(4, 0, 0, 0, 0) == 0  # PR_SET_DUMPABLE, 0
+    except Exception:  # no ctypes or no prctl (not Linux): say so in the status
+        return False
 
 
 def note(text: str) -> None:
@@ -250,12 +286,17 @@ def main(args: list) -> int:
             requirements, args = args[1], args[2:]
     if len(args) < 10 or args[8] != "--":
         print(
-            "usage: [--pidns] [--requirements TEXT] NONCE SOURCE SHA ARCHIVE JAIL SUBDIR "
+            "usage: [--pidns] [--requirements TEXT] stdin|env SOURCE SHA ARCHIVE JAIL SUBDIR "
             "OUTPUTS TIMEOUT -- ARGV..."
         )
         return 2
-    nonce, url, sha, archive, jail, subdir, outputs, timeout = args[:8]
+    nonce_from, url, sha, archive, jail, subdir, outputs, timeout = args[:8]
     argv = args[9:]
+    try:
+        nonce = take_nonce(nonce_from)
+    except (OSError, RuntimeError) as exc:
+        note(f"refused to run: {exc}")
+        return 2
     status = {
         "status": "failed",
         "exit_code": None,
@@ -264,6 +305,8 @@ def main(args: list) -> int:
         "code_sha256": None,
         "notes": [],
     }
+    if not undumpable():
+        status["notes"].append("the runner could not make itself non-dumpable (no prctl)")
     root = tempfile.mkdtemp(prefix="reproaudit-")
     env = drop_secrets(os.environ)
     env.pop("PWD", None)  # set by bwrap's --chdir: not part of the re-run's environment

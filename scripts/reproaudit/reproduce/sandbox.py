@@ -26,14 +26,22 @@ class Limits:
     """What one re-run may use. Every sandbox enforces each of these for real."""
 
     wall_s: int  # the logbook's timeout
-    processes: int = 256  # RLIMIT_NPROC in a user namespace of its own / --pids-limit
-    memory_bytes: int = 8 * 1024 * MIB  # RLIMIT_AS / --memory
+    processes: int = 256  # pids cgroup, and RLIMIT_NPROC for a uid of its own / --pids-limit
+    memory_bytes: int = 8 * 1024 * MIB  # memory cgroup (whole run) and RLIMIT_AS / --memory
     file_bytes: int = 256 * MIB  # RLIMIT_FSIZE: the largest file it may write
-    writable_bytes: int = 512 * MIB  # size of the one writable tmpfs (work folder and /tmp)
+    writable_bytes: int = 512 * MIB  # /tmp (work folder) and /dev/shm together
     log_bytes: int = 64 * 1024  # the log tail kept
+    shm_bytes: int = 64 * MIB  # at most this much of writable_bytes is /dev/shm
+
+    def shares(self) -> tuple[int, int]:
+        """(size of /tmp, size of /dev/shm): the writable budget split, never exceeded."""
+        shm = max(MIB, min(self.shm_bytes, self.writable_bytes // 4))
+        return self.writable_bytes - shm, shm
 
     def as_record(self) -> dict[str, int]:
-        return asdict(self)
+        record = asdict(self)
+        record["shm_bytes"] = self.shares()[1]
+        return record
 
 
 @dataclass(frozen=True)
@@ -46,8 +54,9 @@ class Launch:
     env: dict[str, str]  # the whole environment inside
     hardware: str = "cpu"
     image: str | None = None
-    network: bool = False  # only the install phase has network
     extra_rw: list[tuple[Path, str]] = field(default_factory=list)  # install phase: /deps
+    extra_ro: list[tuple[Path, str]] = field(default_factory=list)  # install phase: /wheels
+    pass_fds: tuple[int, ...] = ()  # inherited by the runner (the nonce's pipe)
 
 
 def in_ci(environ: dict[str, str] | None = None) -> bool:
@@ -56,6 +65,7 @@ def in_ci(environ: dict[str, str] | None = None) -> bool:
 
 
 def bwrap_available() -> bool:
+    """Whether bwrap runs here as a re-run would start it: as a uid of its own when root."""
     path = shutil.which("bwrap")
     if path is None:
         return False
@@ -64,10 +74,18 @@ def bwrap_available() -> bool:
             [path, "--unshare-all", "--unshare-user", "--ro-bind", "/", "/", "true"],
             capture_output=True,
             timeout=20,
+            preexec_fn=_drop_root if os.geteuid() == 0 else None,
         )
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0
+
+
+def _drop_root() -> None:
+    uid = 1_899_999_999  # beside the run uids (bwrap.UID_BASE and up): no account has it
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
 
 
 def docker_available() -> bool:
