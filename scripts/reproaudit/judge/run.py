@@ -36,7 +36,7 @@ import yaml
 from .. import layout
 from .. import problems as P
 from ..errors import ReproauditError
-from ..fsutil import atomic_write
+from ..fsutil import atomic_write, sweep_temp_files
 from ..models import ClaimVerdict, Usage, VerdictFile
 from ..problems import Problem
 from ..repo import Corpus, frozen_gc, paused_gc
@@ -349,6 +349,7 @@ def judge_repo(
     halt = halt or Halt(deadline)
     summary = JudgeSummary()
     with repo_lock(root, halt):
+        sweep_temp_files(root / "verdicts")  # what a killed judge left half-written
         docs = judge_corpus(
             Corpus(root),
             judge,
