@@ -24,9 +24,7 @@ def _interrupted_while_importing(signum: int, frame: object) -> None:
 # Importing click and the commands takes a noticeable fraction of a second; Ctrl-C then
 # exits quietly. The previous handler comes back once the imports are done.
 _ON_MAIN_THREAD = threading.current_thread() is threading.main_thread()
-_previous = (
-    signal.signal(signal.SIGINT, _interrupted_while_importing) if _ON_MAIN_THREAD else None
-)
+_previous = signal.signal(signal.SIGINT, _interrupted_while_importing) if _ON_MAIN_THREAD else None
 
 import sys  # noqa: E402
 import traceback  # noqa: E402

@@ -3,15 +3,15 @@
 Works on any repository with ``claims/``, ``logbooks/`` and ``verdicts/``. The
 package ships default settings (``site/mkdocs.yml``), pages (``site/docs/``) and
 assets; a repository's own ``mkdocs.yml`` inherits the settings (as INHERIT would), and
-its ``site/`` folder goes over the pages. The build happens in a temporary docs folder;
-the output folder is replaced only when the build succeeds.
+its ``site/`` folder goes over the pages. The build happens in the temporary folder
+(``$TMPDIR``), never in the repository; the output folder is replaced only when the
+build succeeds, and the next build sweeps what a killed one left (``scratch``).
 """
 
 from __future__ import annotations
 
 import logging
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -25,12 +25,14 @@ from ..judge.run import JudgeSummary, judge_corpus, now_utc
 from ..models import VerdictFile
 from ..problems import Problem, ReproauditError
 from ..repo import Corpus
+from ..scratch import held_dir, sweep, temp_root
 from . import render
 from .data import load_site_data
 from .plugin import SHELL_ROOT
 from .search import SearchIndex, markdown_records
 
 DEFAULT_OUT = "_site"
+STAGE_PREFIX = "reproaudit-build-"
 
 
 @dataclass
@@ -166,15 +168,19 @@ def build_site(
     timings["load and fold"] = time.perf_counter() - step
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".reproaudit-build-", dir=out.parent) as tmp:
-        docs = Path(tmp) / "docs"
-        staging = Path(tmp) / "site"
+    sweep(temp_root(), STAGE_PREFIX)  # what killed builds left behind
+    sweep(out.parent, f".{STAGE_PREFIX}")
+    # staged in the temporary folder, never in the repository: a killed build leaves
+    # nothing there, and the next build sweeps what it left in the temporary folder
+    with held_dir(temp_root(), STAGE_PREFIX) as tmp:
+        docs = tmp / "docs"
+        staging = tmp / "site"
         _stage_docs(root, docs)
         step = time.perf_counter()
         index = None
         if search:  # Pagefind works in the background while the site renders
             records = render.search_records(data) + markdown_records(docs, render.page_url)
-            index = SearchIndex(Path(tmp), records)
+            index = SearchIndex(tmp, records)
         timings["search index (start)"] = time.perf_counter() - step
         try:
             pages, outputs = _render_and_build(
@@ -187,11 +193,27 @@ def build_site(
         finally:
             if index is not None:
                 index.cancel()
-        if out.exists():
-            previous = Path(tmp) / "previous"
-            out.rename(previous)
-        staging.rename(out)
+        _move_into_place(staging, out, tmp)
     return BuildReport(out, len(pages), len(outputs), len(judged), timings)
+
+
+def _move_into_place(staging: Path, out: Path, tmp: Path) -> None:
+    """Replace ``out`` by the built site: one rename when both are on one file system,
+    else a copy beside ``out`` (held, so a killed build's copy is swept) and a rename."""
+    if staging.stat().st_dev != out.parent.stat().st_dev:
+        with held_dir(out.parent, f".{STAGE_PREFIX}") as near:
+            shutil.copytree(staging, near / "site", symlinks=True)
+            _swap(near / "site", out, near)
+    else:
+        _swap(staging, out, tmp)
+
+
+def _swap(new: Path, out: Path, scratch: Path) -> None:
+    """``new`` becomes ``out``; the old ``out`` goes into ``scratch`` (same file system),
+    removed with it."""
+    if out.exists():
+        out.rename(scratch / "previous")
+    new.rename(out)
 
 
 def _render_and_build(
