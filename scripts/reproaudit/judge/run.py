@@ -37,6 +37,7 @@ from .. import layout
 from .. import problems as P
 from ..errors import ReproauditError
 from ..fsutil import atomic_write, sweep_temp_files
+from ..layout import DataPath
 from ..models import ClaimVerdict, Usage, VerdictFile
 from ..problems import Problem
 from ..repo import Corpus, frozen_gc, paused_gc
@@ -134,15 +135,38 @@ def iter_cases(
         if only_missing and verdict_rel in corpus.by_rel:
             yield CaseItem(verdict_rel, current=True)
             continue
-        loaded = corpus.load(path)
-        if loaded.model is None:
-            yield CaseItem(verdict_rel, problems=loaded.problems)
+        case = read_case(corpus, path, config, reruns)
+        if not isinstance(case, Case):
+            yield CaseItem(verdict_rel, problems=case)
             continue
-        rels = corpus.paper_rels.get(paper_id, [])
-        paper_model = corpus.paper(paper_id)
-        if paper_model is None:
-            why = "has no paper file" if not rels else "has a paper file that does not validate"
-            problem = Problem(
+        existing = corpus.by_rel.get(verdict_rel)
+        if existing is not None:
+            current = corpus.load(existing).model
+            if (
+                current is not None
+                and current.input_sha256 == case.sha
+                and not needs_rejudge(current)
+            ):
+                yield CaseItem(verdict_rel, current=True)
+                continue
+        yield CaseItem(verdict_rel, case=case)
+
+
+def read_case(
+    corpus: Corpus, path: DataPath, config: dict, reruns: Path | None
+) -> Case | list[Problem]:
+    """One logbook's judging inputs as a ``Case`` (its input hash in ``sha``), or why it
+    cannot be judged. The one reading of a case: a judge run and ``verdict_case`` share it."""
+    paper_id, logbook_id = path.key
+    loaded = corpus.load(path)
+    if loaded.model is None:
+        return loaded.problems
+    rels = corpus.paper_rels.get(paper_id, [])
+    paper_model = corpus.paper(paper_id)
+    if paper_model is None:
+        why = "has no paper file" if not rels else "has a paper file that does not validate"
+        return [
+            Problem(
                 P.UNKNOWN_PAPER,
                 path.rel,
                 None,
@@ -150,32 +174,39 @@ def iter_cases(
                 f"not judged: paper {paper_id} {why}",
                 "run `reproaudit validate` and fix what it reports",
             )
-            yield CaseItem(verdict_rel, problems=[problem])
-            continue
-        digest = loaded.sha256
-        record = read_rerun(reruns, paper_id, logbook_id, digest, corpus.blob)
-        sha = input_hash(
-            corpus, rels[0], paper_id, logbook_id, record.info if record else None, config
-        )
-        existing = corpus.by_rel.get(verdict_rel)
-        if existing is not None:
-            current = corpus.load(existing).model
-            if current is not None and current.input_sha256 == sha and not needs_rejudge(current):
-                yield CaseItem(verdict_rel, current=True)
-                continue
-        writeup = corpus.writeup(paper_id, logbook_id)
-        text = loaded.raw.decode("utf-8", errors="replace") if loaded.raw is not None else None
-        case = Case(
-            rels[0],
-            paper_model,
-            loaded.model,
-            record,
-            writeup.text() if writeup is not None else None,
-            sha,
-            text,
-            digest,
-        )
-        yield CaseItem(verdict_rel, case=case)
+        ]
+    digest = loaded.sha256
+    record = read_rerun(reruns, paper_id, logbook_id, digest, corpus.blob)
+    sha = input_hash(corpus, rels[0], paper_id, logbook_id, record.info if record else None, config)
+    writeup = corpus.writeup(paper_id, logbook_id)
+    text = loaded.raw.decode("utf-8", errors="replace") if loaded.raw is not None else None
+    return Case(
+        rels[0],
+        paper_model,
+        loaded.model,
+        record,
+        writeup.text() if writeup is not None else None,
+        sha,
+        text,
+        digest,
+    )
+
+
+def verdict_config(verdict: VerdictFile) -> dict:
+    """The judge configuration a verdict file records, at today's rules version: what
+    its input hash covers."""
+    judge = verdict.judge
+    return judge_config(judge.mode, judge.model, judge.prompt_version, judge.samples)
+
+
+def verdict_case(corpus: Corpus, verdict: VerdictFile, reruns: Path | None) -> Case | list[Problem]:
+    """The inputs the judge would read today for this verdict's logbook, with the
+    verdict's own configuration: compare ``sha`` with ``input_sha256`` (stale?), and
+    judge it again (``RulesJudge``) to check what was written."""
+    path = corpus.logbook_path(verdict.paper, verdict.logbook)
+    if path is None:
+        return []
+    return read_case(corpus, path, verdict_config(verdict), reruns)
 
 
 def needs_rejudge(verdict: VerdictFile) -> bool:
@@ -187,14 +218,26 @@ def needs_rejudge(verdict: VerdictFile) -> bool:
     return answered is not None and answered * 2 <= verdict.judge.samples
 
 
-def is_stale(corpus: Corpus, verdict: VerdictFile, rules_version: int = RULES_VERSION) -> bool:
-    """Whether a verdict's inputs changed since it was written (it is shown, marked stale)."""
+def is_stale(
+    corpus: Corpus,
+    verdict: VerdictFile,
+    rules_version: int = RULES_VERSION,
+    reruns: Path | None = None,
+) -> bool:
+    """Whether a verdict's inputs changed since it was written (it is shown, marked stale).
+
+    With ``reruns`` (the folder of stored records) the record read there counts, so a
+    re-run record changed or deleted since makes the verdict stale; without it, the
+    hashes the verdict recorded stand for the record.
+    """
     rels = corpus.paper_rels.get(verdict.paper, [])
     if len(rels) != 1:
         return True
-    judge = verdict.judge
-    config = judge_config(judge.mode, judge.model, judge.prompt_version, judge.samples)
+    config = verdict_config(verdict)
     config["rules_version"] = rules_version
+    if reruns is not None and rules_version == RULES_VERSION:
+        case = verdict_case(corpus, verdict, reruns)
+        return not isinstance(case, Case) or case.sha != verdict.input_sha256
     sha = input_hash(corpus, rels[0], verdict.paper, verdict.logbook, verdict.rerun, config)
     return sha != verdict.input_sha256
 
