@@ -203,10 +203,13 @@ def test_build_and_export_say_what_they_count_as_stale(
     assert strict.exit_code == 1, strict.output
     assert f"verdicts/{PAPER}/{BOB}.yaml:4: verdict_stale:" in strict.stderr
     assert not out.exists()
-    if command == "export":  # (the build is tested with the site's stale count)
-        plain = CliRunner().invoke(cli, args)
-        assert plain.exit_code == 0, plain.output
-        assert "counted 1 stale verdict(s), shown marked stale (1 verdict_stale)" in plain.stderr
+    plain = CliRunner().invoke(cli, args)
+    assert plain.exit_code == 0, plain.output
+    assert "counted 1 stale verdict(s), shown marked stale (1 verdict_stale)" in plain.stderr
+    if command == "build":  # the site says how many verdicts are stale
+        home = (out / "index.html").read_text()
+        total = len([p for p in repo.glob("verdicts/*/*.yaml") if p.name != "reviews.yaml"])
+        assert re.search(rf'id="stale-count">1 of {total} verdicts are <a class="ra-marker', home)
 
 
 # --- LLM verdicts: what the rules fix ------------------------------------------------

@@ -12,13 +12,19 @@ background while the site renders, and its bundle is moved into the site at the 
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import html
+import json
 import re
 import shutil
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import cbor2
 
 from ..errors import ReproauditError, SettingError
 
@@ -83,12 +89,63 @@ class SearchIndex:
                 f"Pagefind failed to index the site (exit {self.process.returncode}): "
                 + (stderr or stdout).strip()[-500:]
             )
+        fix_order(self.bundle)
         shutil.move(str(self.bundle), str(site / BUNDLE))
 
     def cancel(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+
+
+# Pagefind's binary files: gzip of this signature then CBOR.
+_SIGNATURE = b"pagefind_dcd"
+
+
+def fix_order(bundle: Path) -> None:
+    """Make Pagefind's bundle a function of its input alone: two builds, the same bytes.
+
+    Pagefind writes each filter's values in a hash map's order, random per run, and
+    names the filter file and the metadata file after their content: two builds of
+    the same site differ in three files. This rewrites the filter files with their
+    values in sorted order (and the metadata's list of filters sorted by name),
+    names them after the new content, and points the metadata and
+    ``pagefind-entry.json`` at the new names. The search client reads the same data.
+    """
+    entry_path = bundle / "pagefind-entry.json"
+    entry = json.loads(entry_path.read_text(encoding="utf-8"))
+    for language in entry["languages"].values():
+        meta_path = bundle / f"pagefind.{language['hash']}.pf_meta"
+        meta = _read_cbor(meta_path)
+        prefix = language["hash"].rsplit("_", 1)[0]  # the language: en_<hash>
+        filters = []
+        for name, old in meta[3]:
+            path = bundle / "filter" / f"{old}.pf_filter"
+            key, values = _read_cbor(path)
+            raw = _pagefind_bytes([key, sorted(values, key=lambda v: v[0])])
+            new = f"{prefix}_{hashlib.sha256(raw).hexdigest()[:7]}"
+            path.unlink()
+            (bundle / "filter" / f"{new}.pf_filter").write_bytes(raw)
+            filters.append([name, new])
+        meta[3] = sorted(filters)
+        raw = _pagefind_bytes(meta)
+        meta_path.unlink()
+        language["hash"] = f"{prefix}_{hashlib.sha256(raw).hexdigest()[:10]}"
+        (bundle / f"pagefind.{language['hash']}.pf_meta").write_bytes(raw)
+    entry_path.write_text(
+        json.dumps(entry, ensure_ascii=False, separators=(",", ":")), encoding="utf-8"
+    )
+
+
+def _read_cbor(path: Path) -> Any:
+    raw = gzip.decompress(path.read_bytes())
+    if not raw.startswith(_SIGNATURE):
+        raise ReproauditError(f"{path}: not a Pagefind file this version of reproaudit reads")
+    return cbor2.loads(raw[len(_SIGNATURE) :])
+
+
+def _pagefind_bytes(value: Any) -> bytes:
+    return gzip.compress(_SIGNATURE + cbor2.dumps(value), mtime=0)
 
 
 def _binary() -> str:
