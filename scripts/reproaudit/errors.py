@@ -120,6 +120,7 @@ class StorageError(ReproauditError):
 
     def __init__(self, path: str | None, why: str) -> None:
         self.path = path
+        self.why = why
         super().__init__(
             f"cannot write {path}: {why}" if path else f"cannot write a file: {why}",
         )

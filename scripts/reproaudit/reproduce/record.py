@@ -111,10 +111,14 @@ def replace_folder(folder: Path, files: dict[str, bytes]) -> None:
         sweep(parent, f".{folder.name}.{kind}-")
     with held_dir(parent, f".{folder.name}.new-") as staging:
         for name, data in files.items():
-            with open(staging / name, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
+            try:
+                with open(staging / name, "wb") as handle:
+                    handle.write(data)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+            except OSError as exc:
+                exc.filename = str(folder / name)  # the file asked for, not the staging copy
+                raise
         os.chmod(staging, 0o755)
         with held_dir(parent, f".{folder.name}.old-") as old, locked_folder(parent):
             if folder.exists() or folder.is_symlink():

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import problems as P
+from ..errors import StorageError, storage_error
 from ..judge.cases import RulesJudge
 from ..judge.run import JudgeSummary, judge_corpus, now_utc
 from ..models import VerdictFile
@@ -200,12 +201,18 @@ def build_site(
 def _move_into_place(staging: Path, out: Path, tmp: Path) -> None:
     """Replace ``out`` by the built site: one rename when both are on one file system,
     else a copy beside ``out`` (held, so a killed build's copy is swept) and a rename."""
-    if staging.stat().st_dev != out.parent.stat().st_dev:
-        with held_dir(out.parent, f".{STAGE_PREFIX}") as near:
-            shutil.copytree(staging, near / "site", symlinks=True)
-            _swap(near / "site", out, near)
-    else:
-        _swap(staging, out, tmp)
+    try:
+        if staging.stat().st_dev != out.parent.stat().st_dev:
+            with held_dir(out.parent, f".{STAGE_PREFIX}") as near:
+                shutil.copytree(staging, near / "site", symlinks=True)
+                _swap(near / "site", out, near)
+        else:
+            _swap(staging, out, tmp)
+    except OSError as exc:  # name the folder asked for, not our hidden copy beside it
+        found = storage_error(exc)
+        if found is None:
+            raise
+        raise StorageError(str(out), found.why) from None
 
 
 def _swap(new: Path, out: Path, scratch: Path) -> None:
