@@ -12,12 +12,14 @@ background while the site renders, and its bundle is moved into the site at the 
 
 from __future__ import annotations
 
+import ctypes
 import gzip
 import hashlib
 import html
 import json
 import re
 import shutil
+import signal
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -78,7 +80,11 @@ class SearchIndex:
             self.count += 1
         argv = [_binary(), "--site", str(self.tree), "--output-path", str(self.bundle)]
         self.process = subprocess.Popen(
-            [*argv, "--silent"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            [*argv, "--silent"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=_die_with_parent,  # a killed build leaves no indexer writing on
         )
 
     def finish(self, site: Path) -> None:
@@ -146,6 +152,15 @@ def _read_cbor(path: Path) -> Any:
 
 def _pagefind_bytes(value: Any) -> bytes:
     return gzip.compress(_SIGNATURE + cbor2.dumps(value), mtime=0)
+
+
+def _die_with_parent() -> None:
+    """In the child: SIGKILL when the build's process dies, however it dies (Linux)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the build's own clean-up still cancels it
+        pass
 
 
 def _binary() -> str:
