@@ -340,3 +340,16 @@ def test_ctrl_c_at_any_moment_exits_130_without_a_traceback(
     err = "".join(seen) + err
     assert "Traceback" not in err, err[-3000:]
     assert proc.returncode in (130, -signal.SIGINT), err[-3000:]
+
+
+def test_an_export_killed_while_writing(repo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "export"
+    patch = "import os\nos.replace = block\n"
+    argv = ["export", "--format", "csv", "--repo", str(repo), "--out", str(out)]
+    proc, _ = blocked_cli(tmp_path, patch, argv)
+    [left] = temp_files(out)
+    stop(proc, signal.SIGKILL)
+    assert left.exists()
+    done = cli(tmp_path, *argv)
+    assert done.returncode == 0, done.stderr
+    assert temp_files(out) == [] and (out / "claims-verdicts.csv").is_file()

@@ -296,19 +296,21 @@ def _differs(verdict: VerdictFile, case, problem) -> list[Problem]:
         if want == have:
             return []
         by_claim = {c["claim"]: c for c in want}
-        for i, item in enumerate(have):
-            other = by_claim.get(item["claim"])
-            if other is None or other == item:
+        for i, written in enumerate(have):
+            other = by_claim.get(written["claim"])
+            if other is None or other == written:
                 continue
             field = next(
-                k for k in ("verdict", "flags", "evidence", "votes") if item.get(k) != other.get(k)
+                k
+                for k in ("verdict", "flags", "evidence", "votes")
+                if written.get(k) != other.get(k)
             )
             return [
                 problem(
                     P.VERDICT_DIFFERS,
                     ("claims", i, field),
                     f"the rules write {field} {_show(other.get(field))} for these inputs, "
-                    f"the file has {_show(item.get(field))}",
+                    f"the file has {_show(written.get(field))}",
                     hint,
                 )
             ]

@@ -131,7 +131,7 @@ def build_site(
     if judge_missing:
         reruns = root / "reruns"  # re-run records the bot stored, when there are any
         summary = JudgeSummary()
-        docs = judge_corpus(
+        verdict_docs = judge_corpus(
             corpus,
             RulesJudge(),
             summary,
@@ -139,7 +139,7 @@ def build_site(
             reruns=reruns if reruns.is_dir() else None,
         )
         # judged in memory, never written: only `reproaudit judge` writes verdicts/
-        judged = {doc.rel: doc.model() for doc in docs}
+        judged = {doc.rel: doc.model() for doc in verdict_docs}
         if summary.problems:
             raise ReproauditError(summary.problems)
         corpus.add_verdicts(judged)
