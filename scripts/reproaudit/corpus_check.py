@@ -4,12 +4,17 @@
 what they cannot use: a truncated verdict file, a verdict whose logbook was
 deleted, a claim id the paper no longer has. Published numbers then change
 silently. This module lists every such file: all that ``validate`` reports as an
-error, plus what only matters once verdicts and re-run records are read
-together (the same claim twice in one verdict file, a re-run record that does
-not parse or belongs to no logbook).
+error (a verdict cut short included), plus what only shows once verdicts are
+read with their inputs: the same claim twice in one verdict file, a re-run
+record that does not parse, does not validate or belongs to no logbook, a
+verdict whose inputs changed since (stale) or whose re-run record is gone, and
+a verdict that is not what the judge writes for its inputs (re-derived in
+memory with the judge's own functions: rules verdicts exactly, LLM verdicts
+where the rules fix them).
 
 With ``--strict`` a command fails with one line per file; without it, it says
-how many files it left out and why (``summary``).
+how many files it left out, counts as stale, or counts though they differ, and why
+(``summary``).
 """
 
 from __future__ import annotations
@@ -19,9 +24,12 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from . import layout
 from . import problems as P
 from .judge.inputs import MAX_OUTPUTS_BYTES
+from .models import RunRecord, VerdictFile
 from .problems import Problem
 from .repo import Corpus
 from .validate import validate_repo
@@ -56,25 +64,46 @@ class CorpusCheck:
         return out
 
     def summary(self) -> str | None:
-        """'skipped N file(s) ...: why' for a non-strict run, or None when all is well."""
+        """How many files were left out, counted as stale, or counted though they
+        differ, and why: the stderr line of a run without --strict (None when all is well)."""
         if not self.problems:
             return None
-        files = self.by_file()
-        reasons = Counter(found[0].code for found in files.values())
-        why = ", ".join(f"{n} {code}" for code, n in sorted(reasons.items()))
-        return (
-            f"skipped {len(files)} file(s) with problems, left out or read only in part "
-            f"({why}); --strict lists them, one line per file, and fails"
-        )
+        groups: dict[str, Counter[str]] = {kind: Counter() for kind in SUMMARY}
+        for found in self.by_file().values():
+            code = found[0].code
+            groups[_summary_kind(code)][code] += 1
+        parts = []
+        for kind, reasons in groups.items():
+            if reasons:
+                why = ", ".join(f"{n} {code}" for code, n in sorted(reasons.items()))
+                parts.append(SUMMARY[kind].format(n=sum(reasons.values()), why=why))
+        return "; ".join(parts) + "; --strict lists them, one line per file, and fails"
+
+
+SUMMARY = {
+    "left_out": "skipped {n} file(s) with problems, left out or read only in part ({why})",
+    "stale": "counted {n} stale verdict(s), shown marked stale ({why})",
+    "differs": "counted {n} verdict(s) the judge would not write for their inputs ({why})",
+}
+
+
+def _summary_kind(code: str) -> str:
+    if code in (P.VERDICT_STALE, P.RERUN_MISSING):
+        return "stale"
+    return "differs" if code == P.VERDICT_DIFFERS else "left_out"
 
 
 def check_corpus(root: Path) -> CorpusCheck:
-    """Every error ``validate`` reports, duplicate verdict entries, broken re-run records."""
+    """Every error ``validate`` reports, then what verdicts and re-run records show when
+    read with their inputs (see the module docstring)."""
     root = Path(root)
     problems = [p for p in validate_repo(root).problems if p.is_error]
     corpus = Corpus(root)
     problems += duplicate_verdict_entries(corpus)
     problems += rerun_problems(root, corpus)
+    flagged = {p.path for p in problems}
+    reruns = root / "reruns"
+    problems += verdict_input_problems(corpus, reruns if reruns.is_dir() else None, flagged)
     return CorpusCheck(problems)
 
 
@@ -109,6 +138,8 @@ def rerun_problems(root: Path, corpus: Corpus) -> list[Problem]:
         return out
     for run in sorted(top.glob("*/*/run.json")):
         paper, logbook = run.parent.parent.name, run.parent.name
+        if paper.startswith(".") or logbook.startswith("."):
+            continue  # a record being replaced (reproduce.record.replace_folder), not one
         folder = f"reruns/{paper}/{logbook}"
         if corpus.logbook_path(paper, logbook) is None:
             out.append(
@@ -150,4 +181,182 @@ def rerun_problems(root: Path, corpus: Corpus) -> list[Problem]:
                 continue
             if name == "run.json" and not isinstance(data, dict):
                 out.append(Problem(P.INVALID_VALUE, rel, None, None, "not a JSON object"))
+            elif name == "run.json":
+                out.extend(_run_record_problems(rel, path.read_text("utf-8", "replace"), data))
     return out
+
+
+def _run_record_problems(rel: str, text: str, data: dict) -> list[Problem]:
+    """``run.json`` against the one model that writes and reads it (``RunRecord``)."""
+    try:
+        RunRecord.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = [str(part) for part in first["loc"]]
+        return [
+            Problem(
+                P.RUN_RECORD_INVALID,
+                rel,
+                _json_line(text, loc[0]) if loc else None,
+                ".".join(loc) or None,
+                f"{first['msg']}"
+                + (f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""),
+                "re-run records are written by `reproaudit reproduce`; restore the file from "
+                "git history or re-run the logbook",
+            )
+        ]
+    return []
+
+
+def _json_line(text: str, key: str) -> int | None:
+    """The line of ``"key":`` in a JSON text (first one), for a problem's location."""
+    at = text.find(json.dumps(key) + ":")
+    if at < 0:
+        at = text.find(json.dumps(key))
+    return text.count("\n", 0, at) + 1 if at >= 0 else None
+
+
+def verdict_input_problems(
+    corpus: Corpus,
+    reruns: Path | None,
+    flagged: set[str] = frozenset(),  # type: ignore[assignment]
+) -> list[Problem]:
+    """Each verdict read with its inputs as they are now: a re-run record it rested on and
+    that is gone, inputs changed since (stale), or a verdict the judge would not write.
+
+    Files already ``flagged`` (a problem of theirs is reported) are not read again.
+    """
+    from .judge.run import verdict_case  # the judge's own reading of its inputs
+    from .judge.types import Case
+
+    out = []
+    for path in corpus.of_kind("verdict"):
+        if path.rel in flagged:
+            continue
+        loaded = corpus.load(path, keep_doc=True)
+        verdict = loaded.model
+        if verdict is None or loaded.doc is None:
+            continue
+        case = verdict_case(corpus, verdict, reruns)
+        if not isinstance(case, Case):
+            continue  # no logbook, or one that does not validate: `validate` reports it
+        doc = loaded.doc
+
+        def problem(code: str, loc: tuple, message: str, hint: str, doc=doc, path=path) -> Problem:
+            return Problem(code, path.rel, doc.line_of(loc), ".".join(map(str, loc)), message, hint)
+
+        record = f"reruns/{verdict.paper}/{verdict.logbook}/run.json"
+        if verdict.rerun is not None and case.record is None:
+            out.append(
+                problem(
+                    P.RERUN_MISSING,
+                    ("rerun",),
+                    f"rests on a {verdict.rerun.status} re-run whose record {record} is gone",
+                    "restore the record from git history, or re-run the logbook and judge it again",
+                )
+            )
+        elif case.sha != verdict.input_sha256:
+            out.append(
+                problem(
+                    P.VERDICT_STALE,
+                    ("input_sha256",),
+                    f"judged at {verdict.judged_at:%Y-%m-%dT%H:%M:%SZ}; "
+                    f"{_what_changed(verdict, case)} changed since",
+                    "run `reproaudit judge`",
+                )
+            )
+        else:
+            out.extend(_differs(verdict, case, problem))
+    return out
+
+
+def _what_changed(verdict: VerdictFile, case) -> str:
+    now = case.record.info if case.record else None
+    then = verdict.rerun
+    if (now is None) != (then is None) or (
+        now is not None
+        and then is not None
+        and (now.run_sha256, now.outputs_sha256) != (then.run_sha256, then.outputs_sha256)
+    ):
+        return f"its re-run record (reruns/{verdict.paper}/{verdict.logbook}/)"
+    return "its paper, logbook, write-up or the judge's rules"
+
+
+def _differs(verdict: VerdictFile, case, problem) -> list[Problem]:
+    """The first claim where the verdict is not what the judge writes for these inputs."""
+    from .judge.cases import RulesJudge, rerun_current, rules_judgements
+    from .judge.halt import Halt
+
+    hint = (
+        "verdict files are written by `reproaudit judge` and never edited; restore it from "
+        "git history, or delete it and run the judge"
+    )
+    if verdict.judge.mode == "rules":
+        expected = RulesJudge().judge_case(case, Halt(None)).claims
+        want = [c.model_dump(exclude_none=True) for c in expected]
+        have = [c.model_dump(exclude_none=True) for c in verdict.claims]
+        if want == have:
+            return []
+        by_claim = {c["claim"]: c for c in want}
+        for i, written in enumerate(have):
+            other = by_claim.get(written["claim"])
+            if other is None or other == written:
+                continue
+            field = next(
+                k
+                for k in ("verdict", "flags", "evidence", "votes")
+                if written.get(k) != other.get(k)
+            )
+            return [
+                problem(
+                    P.VERDICT_DIFFERS,
+                    ("claims", i, field),
+                    f"the rules write {field} {_show(other.get(field))} for these inputs, "
+                    f"the file has {_show(written.get(field))}",
+                    hint,
+                )
+            ]
+        return [
+            problem(
+                P.VERDICT_DIFFERS,
+                ("claims",),
+                "the claims are not in the order the judge writes them",
+                hint,
+            )
+        ]
+    rules = {c.claim: c for c in rules_judgements(case)}
+    targets = {c.id for c in case.paper.claims if c.target is not None}
+    rerun = rerun_current(case)
+    for i, item in enumerate(verdict.claims):
+        fixed = rules.get(item.claim)
+        if fixed is None:
+            continue
+        if item.claim in targets:
+            conflict = item.verdict == "inconclusive" and "judge_conflict" in item.flags
+            if item.verdict != fixed.verdict and not conflict:
+                return [
+                    problem(
+                        P.VERDICT_DIFFERS,
+                        ("claims", i, "verdict"),
+                        f"{item.verdict} for a claim with a target whose rules verdict is "
+                        f"{fixed.verdict}: the LLM may only agree, or leave it inconclusive "
+                        "with judge_conflict",
+                        hint,
+                    )
+                ]
+        elif item.verdict in ("verified", "falsified") and not rerun:
+            return [
+                problem(
+                    P.VERDICT_DIFFERS,
+                    ("claims", i, "verdict"),
+                    f"{item.verdict} without a passed re-run of the current logbook: the "
+                    "judge writes inconclusive with not_rerun",
+                    hint,
+                )
+            ]
+    return []
+
+
+def _show(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -10,6 +10,9 @@ This module imports nothing from the package, so every module may import it.
 
 from __future__ import annotations
 
+import errno
+import os
+import shutil
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -95,3 +98,48 @@ class ArtifactError(ReproauditError):
     def at(self, path: object) -> ArtifactError:
         """The same error, naming the file the artifact was read from."""
         return ArtifactError(path, self.detail, self.hint)
+
+
+# errno values of a target that cannot take the write: the user frees space, fixes the
+# permissions or picks another folder. Anything else from the operating system is a bug.
+_STORAGE_ERRNOS = {
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EROFS: "read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+}
+
+
+class StorageError(ReproauditError):
+    """A file or folder cannot be written: the disk is full, read-only or not ours to write.
+
+    An expected failure (exit 1, one line naming the path), not a bug: ``storage_error``
+    turns the operating system's ``OSError`` into one.
+    """
+
+    def __init__(self, path: str | None, why: str) -> None:
+        self.path = path
+        self.why = why
+        super().__init__(
+            f"cannot write {path}: {why}" if path else f"cannot write a file: {why}",
+        )
+
+
+def storage_error(exc: BaseException) -> StorageError | None:
+    """The ``StorageError`` an ``OSError`` (or a ``shutil.Error`` of them) stands for, or None."""
+    if isinstance(exc, OSError) and exc.errno in _STORAGE_ERRNOS:
+        if exc.errno == errno.EPERM and exc.filename is None:
+            return None  # EPERM without a path is a signal or a syscall, not a write
+        path = exc.filename2 if exc.filename2 is not None else exc.filename
+        return StorageError(None if path is None else os.fsdecode(path), _STORAGE_ERRNOS[exc.errno])
+    if isinstance(exc, shutil.Error) and exc.args:
+        # shutil.Error: copytree's list of (source, target, why) for the files it could not copy
+        entries = exc.args[0] if isinstance(exc.args[0], list) else []
+        for entry in entries:
+            if isinstance(entry, tuple) and len(entry) == 3:
+                for code, why in _STORAGE_ERRNOS.items():
+                    if f"[Errno {code}]" in str(entry[2]):
+                        return StorageError(str(entry[1]), why)
+    cause = exc.__cause__ or exc.__context__  # a library that wrapped the OSError
+    return storage_error(cause) if cause is not None and cause is not exc else None

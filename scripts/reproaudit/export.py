@@ -13,10 +13,11 @@ from pathlib import Path
 import pandas as pd
 
 from .fold import fold_all
-from .fsutil import atomic_write
+from .fsutil import TEMP_SUFFIX, atomic_write
 from .models import PaperFile
 from .records import load_tables
 from .repo import Corpus
+from .scratch import sweep
 
 COLUMNS = [
     "paper",
@@ -128,6 +129,8 @@ def encode(frame: pd.DataFrame, fmt: str) -> bytes:
 def write_export(frame: pd.DataFrame, out: Path, formats: tuple[str, ...] = FORMATS) -> list[Path]:
     written = []
     for fmt in formats:
+        # what a killed export left half-written beside this file (held files are kept)
+        sweep(Path(out), f".{BASENAME}.{fmt}.", TEMP_SUFFIX)
         path = Path(out) / f"{BASENAME}.{fmt}"
         atomic_write(path, encode(frame, fmt))
         written.append(path)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from .errors import ReproauditError
+from .scratch import held_file, sweep_tree
+
+TEMP_SUFFIX = ".tmp"  # `.<name>.<random>.tmp` beside the file being written
 
 
 def current_umask() -> int:
@@ -27,18 +29,21 @@ def atomic_write(path: Path, data: str | bytes, *, overwrite: bool = True) -> No
     """Write ``data`` to a temporary file beside ``path``, then rename it into place.
 
     With ``overwrite=False`` an existing file is left alone and ``FileExistsError``
-    is raised, so scaffolding never clobbers someone's work.
+    is raised, so scaffolding never clobbers someone's work. A failure names ``path``
+    (``OSError.filename``), not the temporary file.
     """
     path = Path(path)
     if not overwrite and path.exists():
         raise FileExistsError(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = fd = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # locked until closed, after the rename: a later `sweep` removes it only if we died
+        fd, tmp = held_file(path.parent, f".{path.name}.", TEMP_SUFFIX)
         # mkstemp makes the file 0600; a web server running as another user must read it
         os.fchmod(fd, 0o666 & ~current_umask())
-        with os.fdopen(fd, "wb") as handle:
+        with os.fdopen(fd, "wb", closefd=False) as handle:
             handle.write(raw)
             handle.flush()
             os.fsync(handle.fileno())
@@ -47,10 +52,15 @@ def atomic_write(path: Path, data: str | bytes, *, overwrite: bool = True) -> No
         else:
             os.link(tmp, path)  # fails if the file appeared meanwhile
             os.unlink(tmp)
-    except BaseException:
-        if os.path.exists(tmp):
+    except BaseException as exc:
+        if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename in (None, tmp):
+            exc.filename = str(path)  # name the file the user asked for, not our temp file
         raise
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 def write_new_files(files: dict[Path, str]) -> list[Path]:
@@ -64,3 +74,8 @@ def write_new_files(files: dict[Path, str]) -> list[Path]:
     for path, text in files.items():
         atomic_write(Path(path), text, overwrite=False)
     return list(files)
+
+
+def sweep_temp_files(top: Path) -> list[Path]:
+    """Remove the temporary files killed writers left in ``top`` and its folders."""
+    return sweep_tree(Path(top), ".", TEMP_SUFFIX)

@@ -447,6 +447,60 @@ REQUIREMENTS_NOT_ALLOWED = _code(
     `logbooks/<paper>/`): the install phase reads it, and it is reviewed with
     the pull request like the code.""",
 )
+# --- verdicts against their inputs (`validate`, and `--strict` of stats, build, export) --
+VERDICT_INCOMPLETE = _code(
+    "verdict_incomplete",
+    "error",
+    """
+    A verdict file does not judge every claim of its paper, though its inputs
+    did not change since it was written: the file was cut short or edited, and
+    the logbook would silently drop out of the numbers for the claims it lacks.
+    Verdict files are written whole by `reproaudit judge`; restore the file
+    from git history, or delete it and run the judge again.""",
+)
+VERDICT_STALE = _code(
+    "verdict_stale",
+    "error",
+    """
+    The verdict's `input_sha256` is not the hash of its inputs as they are now:
+    the paper, the logbook, its write-up or its re-run record changed since it
+    was judged (or the rules did). It is still counted and shown, marked stale,
+    until `reproaudit judge` runs again; `--strict` refuses to publish it. Run
+    `reproaudit judge`.""",
+)
+VERDICT_DIFFERS = _code(
+    "verdict_differs",
+    "error",
+    """
+    The verdict is not what the judge writes for the inputs it records. A rules
+    verdict is deterministic, so judging its inputs again must give it back
+    claim for claim; an LLM verdict must keep what the rules fix (a claim with a
+    numeric target takes the rules' verdict, or `inconclusive` with
+    `judge_conflict`; `verified` or `falsified` for a claim without a target
+    needs a passed re-run of the current logbook). A difference means the file
+    was edited by hand. Restore it from git history, or delete it and run
+    `reproaudit judge`.""",
+)
+RERUN_MISSING = _code(
+    "rerun_missing",
+    "error",
+    """
+    The verdict rests on a re-run record (its `rerun:` block) that is no longer
+    under `reruns/<paper>/<logbook>/`: the numbers it published can no longer be
+    checked. Restore the record from git history, or re-run the logbook and
+    judge it again.""",
+)
+RUN_RECORD_INVALID = _code(
+    "run_record_invalid",
+    "error",
+    """
+    A stored `run.json` does not validate as a re-run record (a field missing,
+    of the wrong type, or unknown): the judge treats it as a failed re-run that
+    verifies nothing. Records are written by `reproaudit reproduce` and stored
+    by `reproaudit ci store-reruns`; restore the file from git history or re-run
+    the logbook.""",
+)
+
 # --- importers (`reproaudit import`) ----------------------------------------
 IMPORT_SOURCE_INVALID = _code(
     "import_source_invalid",

@@ -328,7 +328,28 @@ def _check_verdict(corpus: Corpus, path: DataPath, verdict: VerdictFile, problem
                         problem, ("claims", i, "claim"), item.claim, folder, paper, corpus
                     )
                 )
+        judged = {item.claim for item in verdict.claims}
+        missing = [c.id for c in paper.claims if c.id not in judged]
+        if missing and not out and _inputs_unchanged(corpus, verdict):
+            out.append(
+                problem(
+                    P.VERDICT_INCOMPLETE,
+                    ("claims",),
+                    f"judges {len(judged)} of the {len(paper.claims)} claims of paper "
+                    f"{folder}: no verdict for {_some(missing)}",
+                    "the file was cut or edited; restore it from git history, or delete it "
+                    "and run `reproaudit judge`",
+                )
+            )
     return out
+
+
+def _inputs_unchanged(corpus: Corpus, verdict: VerdictFile) -> bool:
+    """Whether the verdict's inputs are those it was judged on: then it must judge every
+    claim of the paper. (A paper that gained a claim makes its verdicts stale instead.)"""
+    from .judge.run import is_stale  # the judge's own hash; imported only when needed
+
+    return not is_stale(corpus, verdict)
 
 
 def _check_reviews(corpus: Corpus, path: DataPath, reviews: ReviewsFile, problem) -> list[Problem]:

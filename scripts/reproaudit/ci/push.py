@@ -21,7 +21,6 @@ import random
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,11 +28,13 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import ArtifactError, GitError, ReproauditError
+from ..scratch import held_dir, sweep, temp_root
 from .changes import auth_env
 
 BOT_NAME = "reproaudit[bot]"
 BOT_EMAIL = "reproaudit-bot@users.noreply.github.com"
 # git's words for "someone else pushed first": worth fetching and trying again
+SCRATCH_PREFIX = "reproaudit-push-"  # the scratch checkout, in $TMPDIR
 RACE = re.compile(
     r"non-fast-forward|fetch first|\(stale info\)|incorrect old value|cannot lock ref|"
     r"failed to update ref|Updates were rejected because the (remote|tip)",
@@ -92,8 +93,38 @@ def push_change(
     raises ``ApplyConflict`` when the branch no longer accepts the change.
     """
     repo_dir = Path(repo_dir)
-    scratch = Path(tempfile.mkdtemp(prefix="reproaudit-push-"))
-    work = scratch / "tree"
+    with held_dir(temp_root(), SCRATCH_PREFIX) as scratch:
+        return _push_in(
+            repo_dir,
+            scratch / "tree",
+            apply,
+            message,
+            remote,
+            branch,
+            attempts,
+            backoff,
+            fallback_branch,
+            open_pull,
+            sleep,
+        )
+
+
+def _push_in(
+    repo_dir: Path,
+    work: Path,
+    apply: Apply,
+    message: str,
+    remote: str,
+    branch: str,
+    attempts: int,
+    backoff: float,
+    fallback_branch: str | None,
+    open_pull: OpenPull | None,
+    sleep: Callable[[float], None],
+) -> PushResult:
+    """``push_change`` in the scratch checkout ``work``, removed (and unregistered) after."""
+    sweep(temp_root(), SCRATCH_PREFIX)  # scratch checkouts of pushes that were killed
+    _run(repo_dir, "worktree", "prune", check=False)  # and their registrations
     _run(repo_dir, "worktree", "add", "--detach", "--quiet", str(work))
     try:
         last_error = ""
@@ -164,7 +195,6 @@ def push_change(
         )
     finally:
         _run(repo_dir, "worktree", "remove", "--force", str(work), check=False)
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _fetch(work: Path, remote: str, branch: str) -> str:
@@ -263,6 +293,8 @@ def apply_records(source: Path) -> Apply:
         for run in sorted(source.glob("*/*/run.json")):
             folder = run.parent
             paper, logbook = folder.parent.name, folder.name
+            if paper.startswith(".") or logbook.startswith("."):
+                continue  # a record being written, or what a killed writer left
             if not (_ID.fullmatch(paper) and _ID.fullmatch(logbook)) or ".." in (paper + logbook):
                 raise ApplyConflict(f"{paper}/{logbook} is not a paper/logbook folder name")
             target = work / "reruns" / paper / logbook

@@ -40,7 +40,8 @@ import yaml
 from .. import layout
 from .. import problems as P
 from ..errors import ReproauditError
-from ..fsutil import atomic_write
+from ..fsutil import atomic_write, sweep_temp_files
+from ..layout import DataPath
 from ..models import ClaimVerdict, Logbook, Usage, VerdictFile
 from ..problems import Problem
 from ..repo import Corpus, frozen_gc, paused_gc
@@ -151,48 +152,60 @@ def iter_cases(
 
 def _case_item(
     corpus: Corpus,
-    path: layout.DataPath,
+    path: DataPath,
     verdict_rel: str,
     config: dict,
     reruns: Path | None,
     only_missing: bool,
 ) -> CaseItem:
-    paper_id, logbook_id = path.key
     if only_missing and verdict_rel in corpus.by_rel:
         return CaseItem(verdict_rel, current=True)
+    case = read_case(corpus, path, config, reruns)
+    if not isinstance(case, Case):
+        return CaseItem(verdict_rel, problems=case)
+    existing = corpus.by_rel.get(verdict_rel)
+    if existing is not None:
+        current = corpus.load(existing).model
+        if current is not None and current.input_sha256 == case.sha and not needs_rejudge(current):
+            return CaseItem(verdict_rel, current=True)
+    return CaseItem(verdict_rel, case=case)
+
+
+def read_case(
+    corpus: Corpus, path: DataPath, config: dict, reruns: Path | None
+) -> Case | list[Problem]:
+    """One logbook's judging inputs as a ``Case`` (its input hash in ``sha``), or why it
+    cannot be judged. The one reading of a case: a judge run and ``verdict_case`` share it."""
+    paper_id, logbook_id = path.key
     loaded = corpus.load(path)
     if loaded.model is None:
-        return CaseItem(verdict_rel, problems=loaded.problems)
+        return loaded.problems
     rels = corpus.paper_rels.get(paper_id, [])
     paper_model = corpus.paper(paper_id)
     if paper_model is None:
         why = "has no paper file" if not rels else "has a paper file that does not validate"
-        problem = Problem(
-            P.UNKNOWN_PAPER,
-            path.rel,
-            None,
-            "logbook.paper",
-            f"not judged: paper {paper_id} {why}",
-            "run `reproaudit validate` and fix what it reports",
-        )
-        return CaseItem(verdict_rel, problems=[problem])
+        return [
+            Problem(
+                P.UNKNOWN_PAPER,
+                path.rel,
+                None,
+                "logbook.paper",
+                f"not judged: paper {paper_id} {why}",
+                "run `reproaudit validate` and fix what it reports",
+            )
+        ]
     digest = loaded.sha256
     inputs = current_inputs(corpus, paper_id, logbook_id, loaded.model, loaded.raw)
     record = read_rerun(reruns, paper_id, logbook_id, inputs, corpus.blob)
     sha = input_hash(
         corpus, rels[0], paper_id, logbook_id, record.info if record else None, config, inputs
     )
-    existing = corpus.by_rel.get(verdict_rel)
-    if existing is not None:
-        current = corpus.load(existing).model
-        if current is not None and current.input_sha256 == sha and not needs_rejudge(current):
-            return CaseItem(verdict_rel, current=True)
     writeup = corpus.writeup(paper_id, logbook_id)
     refused = corpus.refusal(layout.writeup_rel(paper_id, logbook_id))
     if refused:  # a link or special file: never read, never sent to the LLM
-        return CaseItem(verdict_rel, problems=refused)
+        return refused
     text = loaded.raw.decode("utf-8", errors="replace") if loaded.raw is not None else None
-    case = Case(
+    return Case(
         rels[0],
         paper_model,
         loaded.model,
@@ -202,7 +215,6 @@ def _case_item(
         text,
         digest,
     )
-    return CaseItem(verdict_rel, case=case)
 
 
 def _failure(exc: Exception) -> str:
@@ -211,7 +223,7 @@ def _failure(exc: Exception) -> str:
     return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
 
 
-def _bare_case(corpus: Corpus, path: layout.DataPath) -> Case | None:
+def _bare_case(corpus: Corpus, path: DataPath) -> Case | None:
     """The paper and logbook of a logbook whose reading failed, to write its judge_error
     verdict; None when they do not load either (the summary names it all the same)."""
     try:
@@ -246,6 +258,23 @@ def current_inputs(
     )
 
 
+def verdict_config(verdict: VerdictFile) -> dict:
+    """The judge configuration a verdict file records, at today's rules version: what
+    its input hash covers."""
+    judge = verdict.judge
+    return judge_config(judge.mode, judge.model, judge.prompt_version, judge.samples)
+
+
+def verdict_case(corpus: Corpus, verdict: VerdictFile, reruns: Path | None) -> Case | list[Problem]:
+    """The inputs the judge would read today for this verdict's logbook, with the
+    verdict's own configuration: compare ``sha`` with ``input_sha256`` (stale?), and
+    judge it again (``RulesJudge``) to check what was written."""
+    path = corpus.logbook_path(verdict.paper, verdict.logbook)
+    if path is None:
+        return []
+    return read_case(corpus, path, verdict_config(verdict), reruns)
+
+
 def needs_rejudge(verdict: VerdictFile) -> bool:
     """Whether a verdict is an outage's, not a judgement: ``llm_failed`` on any claim, or
     fewer answered samples than a quorum. Such a verdict is asked again on the next run."""
@@ -255,14 +284,26 @@ def needs_rejudge(verdict: VerdictFile) -> bool:
     return answered is not None and answered * 2 <= verdict.judge.samples
 
 
-def is_stale(corpus: Corpus, verdict: VerdictFile, rules_version: int = RULES_VERSION) -> bool:
-    """Whether a verdict's inputs changed since it was written (it is shown, marked stale)."""
+def is_stale(
+    corpus: Corpus,
+    verdict: VerdictFile,
+    rules_version: int = RULES_VERSION,
+    reruns: Path | None = None,
+) -> bool:
+    """Whether a verdict's inputs changed since it was written (it is shown, marked stale).
+
+    With ``reruns`` (the folder of stored records) the record read there counts, so a
+    re-run record changed or deleted since makes the verdict stale; without it, the
+    hashes the verdict recorded stand for the record.
+    """
     rels = corpus.paper_rels.get(verdict.paper, [])
     if len(rels) != 1:
         return True
-    judge = verdict.judge
-    config = judge_config(judge.mode, judge.model, judge.prompt_version, judge.samples)
+    config = verdict_config(verdict)
     config["rules_version"] = rules_version
+    if reruns is not None and rules_version == RULES_VERSION:
+        case = verdict_case(corpus, verdict, reruns)
+        return not isinstance(case, Case) or case.sha != verdict.input_sha256
     inputs = None
     if verdict.rerun is not None:
         path = corpus.by_rel.get(layout.logbook_rel(verdict.paper, verdict.logbook))
@@ -510,6 +551,7 @@ def judge_repo(
     halt = halt or Halt(deadline)
     summary = JudgeSummary()
     with repo_lock(root, halt, lock):
+        sweep_temp_files(root / "verdicts")  # what a killed judge left half-written
         docs = judge_corpus(
             Corpus(root),
             judge,

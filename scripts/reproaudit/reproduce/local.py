@@ -21,15 +21,14 @@ import json
 import os
 import platform
 import secrets
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from ..scratch import held_dir, sweep, temp_root
 from .bundle import RUNNER
 from .bwrap import (
     bwrap_argv,
@@ -59,6 +58,7 @@ from .wheels import (
     why_no_wheel,
 )
 
+RUN_PREFIX = "reproaudit-run-"  # a run's folder in $TMPDIR: the code's copy, home, tmp, deps
 SETUP_GRACE_S = 120  # copying the code in and the outputs out, beyond the command's timeout
 INSTALL_TIMEOUT_S = 1800
 
@@ -90,7 +90,9 @@ def run_local(
     or a local repository in tests); the commit is the logbook's either way.
     """
     notes: list[str] = []
-    base = Path(tempfile.mkdtemp(prefix="reproaudit-"))
+    sweep(temp_root(), RUN_PREFIX)  # code copies of runs that were killed
+    held = contextlib.ExitStack()
+    base = held.enter_context(held_dir(temp_root(), RUN_PREFIX))  # held while we live
     cgroup = run_cgroup(limits) if sandbox in ("bwrap", "none") else None
     nonce = secrets.token_hex(12)
     uid = sandbox_uid() if sandbox == "bwrap" else None
@@ -169,7 +171,7 @@ def run_local(
         if sandbox == "docker":  # also when interrupted: the container is not our child
             _docker_cleanup(f"reproaudit-{nonce}")
         remove_cgroup(cgroup)
-        shutil.rmtree(base, ignore_errors=True)
+        held.close()  # removes base
 
 
 # What a limit looks like from inside, in the command's own output.

@@ -13,13 +13,8 @@ judge's reader, so this writer never produces a file the judge would refuse.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import os
-import shutil
-import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -27,6 +22,7 @@ from typing import Literal
 from ..judge.inputs import LOG_TAIL_CHARS, MAX_OUTPUTS_BYTES, check_json_shape
 from ..models import RunRecord
 from ..problems import human_size
+from ..scratch import held_dir, locked_folder, sweep
 
 Status = Literal["passed", "failed", "timeout"]
 LOG_KEEP_BYTES = 64 * 1024  # what log.txt keeps; run.json keeps the last LOG_TAIL_CHARS
@@ -102,39 +98,32 @@ def log_text(log: LogTail, notes: list[str]) -> str:
     return text
 
 
-@contextlib.contextmanager
-def _locked(folder: Path) -> Iterator[None]:
-    """An exclusive lock on a folder itself (no lock file is left behind)."""
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # releases the lock
-
-
 def replace_folder(folder: Path, files: dict[str, bytes]) -> None:
-    """Make ``folder`` hold exactly ``files``: built beside it, renamed into place under a lock."""
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.new-", dir=folder.parent))
-    try:
+    """Make ``folder`` hold exactly ``files``: built beside it, renamed into place under a lock.
+
+    The folder being built (``.<name>.new-*``) and the old one on its way out
+    (``.<name>.old-*``) are held while this process lives; a later call sweeps those a
+    killed writer left, so they never pile up nor block a push of ``reruns/``.
+    """
+    parent = folder.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    for kind in ("new", "old"):
+        sweep(parent, f".{folder.name}.{kind}-")
+    with held_dir(parent, f".{folder.name}.new-") as staging:
         for name, data in files.items():
-            with open(staging / name, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
+            try:
+                with open(staging / name, "wb") as handle:
+                    handle.write(data)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+            except OSError as exc:
+                exc.filename = str(folder / name)  # the file asked for, not the staging copy
+                raise
         os.chmod(staging, 0o755)
-        with _locked(folder.parent):
-            old = None
+        with held_dir(parent, f".{folder.name}.old-") as old, locked_folder(parent):
             if folder.exists() or folder.is_symlink():
-                old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old-", dir=folder.parent))
                 os.rename(folder, old / "record")
             os.rename(staging, folder)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
 
 
 def write_record(

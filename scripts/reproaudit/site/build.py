@@ -3,8 +3,9 @@
 Works on any repository with ``claims/``, ``logbooks/`` and ``verdicts/``. The
 package ships default settings (``site/mkdocs.yml``), pages (``site/docs/``) and
 assets; a repository's own ``mkdocs.yml`` inherits the settings (as INHERIT would), and
-its ``site/`` folder goes over the pages. The build happens in a temporary docs folder;
-the output folder is replaced only when the build succeeds.
+its ``site/`` folder goes over the pages. The build happens in the temporary folder
+(``$TMPDIR``), never in the repository; the output folder is replaced only when the
+build succeeds, and the next build sweeps what a killed one left (``scratch``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import io
 import logging
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,18 +22,21 @@ from typing import Any
 
 from .. import problems as P
 from ..beneath import read_file
+from ..errors import StorageError, storage_error
 from ..judge.cases import RulesJudge
 from ..judge.run import JudgeSummary, judge_corpus, now_utc
 from ..loader import MAX_DATA_BYTES, decode_text
 from ..models import VerdictFile
 from ..problems import Problem, ReproauditError
 from ..repo import Corpus
+from ..scratch import held_dir, sweep, temp_root
 from . import render
 from .data import load_site_data
 from .plugin import SHELL_ROOT
 from .search import SearchIndex, markdown_records
 
 DEFAULT_OUT = "_site"
+STAGE_PREFIX = "reproaudit-build-"
 
 
 @dataclass
@@ -132,7 +135,7 @@ def build_site(
     if judge_missing:
         reruns = root / "reruns"  # re-run records the bot stored, when there are any
         summary = JudgeSummary()
-        docs = judge_corpus(
+        verdict_docs = judge_corpus(
             corpus,
             RulesJudge(),
             summary,
@@ -140,7 +143,7 @@ def build_site(
             reruns=reruns if reruns.is_dir() else None,
         )
         # judged in memory, never written: only `reproaudit judge` writes verdicts/
-        judged = {doc.rel: doc.model() for doc in docs}
+        judged = {doc.rel: doc.model() for doc in verdict_docs}
         if summary.problems:
             raise ReproauditError(summary.problems)
         corpus.add_verdicts(judged)
@@ -170,15 +173,19 @@ def build_site(
     timings["load and fold"] = time.perf_counter() - step
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".reproaudit-build-", dir=out.parent) as tmp:
-        docs = Path(tmp) / "docs"
-        staging = Path(tmp) / "site"
+    sweep(temp_root(), STAGE_PREFIX)  # what killed builds left behind
+    sweep(out.parent, f".{STAGE_PREFIX}")
+    # staged in the temporary folder, never in the repository: a killed build leaves
+    # nothing there, and the next build sweeps what it left in the temporary folder
+    with held_dir(temp_root(), STAGE_PREFIX) as tmp:
+        docs = tmp / "docs"
+        staging = tmp / "site"
         _stage_docs(root, docs)
         step = time.perf_counter()
         index = None
         if search:  # Pagefind works in the background while the site renders
             records = render.search_records(data) + markdown_records(docs, render.page_url)
-            index = SearchIndex(Path(tmp), records)
+            index = SearchIndex(tmp, records)
         timings["search index (start)"] = time.perf_counter() - step
         try:
             pages, outputs = _render_and_build(
@@ -191,11 +198,33 @@ def build_site(
         finally:
             if index is not None:
                 index.cancel()
-        if out.exists():
-            previous = Path(tmp) / "previous"
-            out.rename(previous)
-        staging.rename(out)
+        _move_into_place(staging, out, tmp)
     return BuildReport(out, len(pages), len(outputs), len(judged), timings)
+
+
+def _move_into_place(staging: Path, out: Path, tmp: Path) -> None:
+    """Replace ``out`` by the built site: one rename when both are on one file system,
+    else a copy beside ``out`` (held, so a killed build's copy is swept) and a rename."""
+    try:
+        if staging.stat().st_dev != out.parent.stat().st_dev:
+            with held_dir(out.parent, f".{STAGE_PREFIX}") as near:
+                shutil.copytree(staging, near / "site", symlinks=True)
+                _swap(near / "site", out, near)
+        else:
+            _swap(staging, out, tmp)
+    except OSError as exc:  # name the folder asked for, not our hidden copy beside it
+        found = storage_error(exc)
+        if found is None:
+            raise
+        raise StorageError(str(out), found.why) from None
+
+
+def _swap(new: Path, out: Path, scratch: Path) -> None:
+    """``new`` becomes ``out``; the old ``out`` goes into ``scratch`` (same file system),
+    removed with it."""
+    if out.exists():
+        out.rename(scratch / "previous")
+    new.rename(out)
 
 
 def _render_and_build(

@@ -513,6 +513,8 @@ def home_context(data: SiteData) -> dict[str, Any]:
         "claims_total": sum(len(p.claims) for p in data.papers.values()),
         "newest": newest_verdicts(data, NEWEST),
         "claim_folds": CLAIM_FOLDS,
+        "verdicts_total": len(data.verdicts),
+        "stale_total": len(data.stale),
     }
 
 

@@ -176,10 +176,11 @@ def load_site_data(
             writeup = corpus.writeup(*key)
             if writeup is not None:
                 writeups[key] = writeup.text()
+        records = root / "reruns"  # a re-run record changed or gone makes a verdict stale
         for path, verdict in corpus.verdicts():
             if path.key in logbooks:
                 verdicts[path.key] = verdict
-                if is_stale(corpus, verdict):
+                if is_stale(corpus, verdict, reruns=records if records.is_dir() else None):
                     stale.add(path.key)
         reviews: dict[str, list[Review]] = {}
         for path in corpus.of_kind("reviews"):
