@@ -39,7 +39,7 @@ import yaml
 
 from .. import layout
 from .. import problems as P
-from ..errors import ReproauditError
+from ..errors import ReproauditError, storage_error
 from ..fsutil import atomic_write, sweep_temp_files
 from ..layout import DataPath
 from ..models import ClaimVerdict, Logbook, Usage, VerdictFile
@@ -512,6 +512,9 @@ def write_verdicts(
                 raise ValueError(f"{doc.rel} is not a verdict file's path")
             atomic_write(Path(root) / doc.rel, doc.text())
         except (OSError, ValueError) as exc:
+            storage = storage_error(exc)
+            if storage is not None:  # a full disk or a read-only target: the run's, not this
+                raise storage from None  # logbook's (one line naming the path, exit 1)
             if summary is None:
                 raise
             summary.errors[doc.rel] = _failure(exc)
