@@ -171,12 +171,17 @@ def test_a_rerun_killed_while_running_leaves_no_code_copy(
     patch = "import reproaudit.reproduce.local as loc\nloc.run_process = block\n"
     out = tmp_path / "reruns"
     argv = ["reproduce", rel, "--repo", str(mini_repo), "--out", str(out)]
+    # the sandbox's own uid must pass through $TMPDIR's parents (pytest's are 0700)
+    for folder in (tmp_path, *tmp_path.parents):
+        if folder == Path("/tmp"):
+            break
+        folder.chmod(folder.stat().st_mode | 0o001)
     proc, _ = blocked_cli(tmp_path, patch, argv)
     [copy] = list((tmp_path / "tmp").glob("reproaudit-run-*"))
     assert (copy / "src").is_dir()  # the code's copy
     stop(proc, sig)
     done = cli(tmp_path, *argv)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0, done.stdout + done.stderr
     assert list((tmp_path / "tmp").glob("reproaudit-run-*")) == []
     assert (out / "Tq7mV2pLx0" / "ann-1" / "run.json").is_file()
 
@@ -353,3 +358,18 @@ def test_an_export_killed_while_writing(repo: Path, tmp_path: Path) -> None:
     done = cli(tmp_path, *argv)
     assert done.returncode == 0, done.stderr
     assert temp_files(out) == [] and (out / "claims-verdicts.csv").is_file()
+
+
+def test_a_run_whose_sandbox_uid_cannot_pass_tmpdir_goes_to_tmp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    from reproaudit.reproduce.local import run_root
+
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    monkeypatch.setenv("TMPDIR", str(private))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # read TMPDIR again
+    assert run_root(other_uid=False) == private  # the run's own uid: $TMPDIR as asked
+    assert run_root(other_uid=True) == Path("/tmp")  # a 0700 folder above: /tmp instead

@@ -21,6 +21,7 @@ import json
 import os
 import platform
 import secrets
+import stat
 import subprocess
 import sys
 import time
@@ -90,12 +91,13 @@ def run_local(
     or a local repository in tests); the commit is the logbook's either way.
     """
     notes: list[str] = []
-    sweep(temp_root(), RUN_PREFIX)  # code copies of runs that were killed
+    uid = sandbox_uid() if sandbox == "bwrap" else None
+    root = run_root(uid is not None)
+    sweep(root, RUN_PREFIX)  # code copies of runs that were killed
     held = contextlib.ExitStack()
-    base = held.enter_context(held_dir(temp_root(), RUN_PREFIX))  # held while we live
+    base = held.enter_context(held_dir(root, RUN_PREFIX))  # held while we live
     cgroup = run_cgroup(limits) if sandbox in ("bwrap", "none") else None
     nonce = secrets.token_hex(12)
-    uid = sandbox_uid() if sandbox == "bwrap" else None
     scope: Literal["run", "process"] = "process"
     if sandbox == "docker" or (cgroup is not None and cgroup.memory is not None):
         scope = "run"
@@ -172,6 +174,26 @@ def run_local(
             _docker_cleanup(f"reproaudit-{nonce}")
         remove_cgroup(cgroup)
         held.close()  # removes base
+
+
+def run_root(other_uid: bool) -> Path:
+    """Where a run's folder goes: ``$TMPDIR``, unless the sandbox runs as a uid of its own
+    and cannot pass through a folder above it (a 0700 ``$TMPDIR`` or home); then ``/tmp``."""
+    root = temp_root()
+    if not other_uid or _others_can_reach(root):
+        return root
+    for fallback in (Path("/tmp"), Path("/var/tmp")):
+        if _others_can_reach(fallback):
+            return fallback
+    return root
+
+
+def _others_can_reach(folder: Path) -> bool:
+    try:
+        resolved = folder.resolve()
+        return all(p.stat().st_mode & stat.S_IXOTH for p in (resolved, *resolved.parents))
+    except OSError:
+        return False
 
 
 # What a limit looks like from inside, in the command's own output.
