@@ -238,7 +238,10 @@ def workflow_run(
         "created_at": created_at,
         "updated_at": created_at,
         "run_started_at": created_at,
-        "head_repository": repository(head_repo),
+        # a workflow_run's repositories are the short form: no default_branch
+        "head_repository": {
+            k: v for k, v in repository(head_repo).items() if k != "default_branch"
+        },
     }
 
 

@@ -500,7 +500,8 @@ def test_reproduce_hf_jobs_launches_the_job_on_the_hub_without_handing_it_a_toke
     assert ran.splitlines()[-1] == "1 logbook(s) re-run, 0 not passed", ran
     (spec,) = hub.specs
     assert spec["flavor"] == "t4-small"
-    assert spec["environment"] == {} and "secrets" not in spec
+    # no secret: only the runner's nonce, which it drops before the command starts
+    assert set(spec["environment"]) == {"REPROAUDIT_NONCE"} and "secrets" not in spec
     assert "hf_launch_only" not in json.dumps(spec) and "ghs_" not in json.dumps(spec)
     assert spec["command"][4:6] == [str(source), sha]  # the approved commit, cloned
     # the launcher's token, and no other (never the GitHub one), is what reaches the Hub
