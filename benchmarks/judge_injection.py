@@ -37,7 +37,7 @@ from reproaudit.judge.llm import LlmJudge, LlmSettings, field_text  # noqa: E402
 from reproaudit.judge.run import collect_cases, judge_repo  # noqa: E402
 from reproaudit.repo import Corpus  # noqa: E402
 from tests.fake_llm import FakeLLM  # noqa: E402
-from tests.judge.test_llm import write_current_rerun  # noqa: E402
+from tests.records import write_current_rerun  # noqa: E402
 
 INJECTIONS = ROOT / "tests" / "data" / "repos" / "injections"
 TRAPS = ROOT / "tests" / "data" / "repos" / "traps"

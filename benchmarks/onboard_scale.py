@@ -28,9 +28,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 from tests.fake_llm import FakeLLM  # noqa: E402
-from tests.onboard_stubs import OpenReviewStub, extract_reply  # noqa: E402
-
-VENUE_ID = "ICLR.cc/2026/Conference"
+from tests.onboard_stubs import VENUE_ID, OpenReviewStub, extract_reply, openreview_args  # noqa: E402
 
 
 def run(repo: Path, cache: Path, stub: OpenReviewStub, fake: FakeLLM, concurrency: int):
@@ -41,21 +39,7 @@ def run(repo: Path, cache: Path, stub: OpenReviewStub, fake: FakeLLM, concurrenc
             sys.executable,
             "-m",
             "reproaudit",
-            "onboard",
-            "openreview",
-            VENUE_ID,
-            "--repo",
-            str(repo),
-            "--cache",
-            str(cache),
-            "--api-url",
-            stub.url,
-            "--site-url",
-            stub.url,
-            "--venue-interval",
-            "0",
-            "--concurrency",
-            str(concurrency),
+            *openreview_args(repo, cache, stub, "--concurrency", str(concurrency)),
         ],
         env=env,
         stdout=subprocess.PIPE,

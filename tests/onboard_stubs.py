@@ -10,6 +10,8 @@
 - ``text_pdf``: a small real PDF (one page per paragraph, Helvetica text) pypdf reads.
 - ``extract_reply``: what a model drafting claims answers, quoting the paper's own lines,
   plus one claim with an invented quote and one with a unit pint cannot read.
+- ``openreview_args`` / ``list_args``: the `reproaudit onboard` arguments aimed at the
+  stand-ins, the hosts' spacing set to 0 unless a test asks for more.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import threading
 import time
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -28,6 +31,50 @@ try:
     from tests.localserver import LocalServer
 except ImportError:  # pragma: no cover - run as a script by the benchmark
     from localserver import LocalServer  # type: ignore[no-redef]
+
+VENUE_ID = "ICLR.cc/2026/Conference"
+
+
+def openreview_args(repo: Path, cache: Path, stub: OpenReviewStub, *extra: str) -> list[str]:
+    """`onboard openreview VENUE_ID` against ``stub`` (API and site), without spacing."""
+    return [
+        "onboard",
+        "openreview",
+        VENUE_ID,
+        "--repo",
+        str(repo),
+        "--cache",
+        str(cache),
+        "--api-url",
+        stub.url,
+        "--site-url",
+        stub.url,
+        "--venue-interval",
+        "0",
+        *extra,
+    ]
+
+
+def list_args(
+    listing: Path, repo: Path, cache: Path, arxiv: ArxivStub, *extra: str, interval: str = "0"
+) -> list[str]:
+    """`onboard list LISTING --venue "COLT 2026"` fetching from ``arxiv``."""
+    return [
+        "onboard",
+        "list",
+        str(listing),
+        "--venue",
+        "COLT 2026",
+        "--repo",
+        str(repo),
+        "--cache",
+        str(cache),
+        "--arxiv-url",
+        arxiv.url,
+        "--arxiv-interval",
+        interval,
+        *extra,
+    ]
 
 
 def _escape(text: str) -> str:

@@ -21,7 +21,7 @@ import hashlib
 import os
 import stat
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,19 +136,12 @@ def inputs_in_folder(
 ) -> InputHashes:
     """The current hashes of a logbook in a working tree (the judge, ``reproduce``)."""
     root = Path(root)
-    refused = None
-    code = None
-    if book.code is not None and book.code.path is None:
-        code = commit_sha256(str(book.code.repo), str(book.code.commit))
-    elif book.code is not None:
-        rel = code_rel(book, paper, logbook)
-        try:
-            if rel is None:
-                raise TreeRefused(f"code.path {book.code.path!r} leaves the logbook's folder")
-            _no_link_above(root, rel)
-            code = folder_tree_sha256(root / rel)
-        except (TreeRefused, OSError) as exc:
-            refused = f"the code tree cannot be hashed: {exc}"
+
+    def folder_code(rel: str) -> str:
+        _no_link_above(root, rel)
+        return folder_tree_sha256(root / rel)
+
+    code, refused = _code_sha256(book, paper, logbook, folder_code, (TreeRefused, OSError))
     requirements = None
     if book.reproduce is not None and book.reproduce.requirements is not None:
         rel = requirements_rel(book, paper, logbook)
@@ -162,6 +155,28 @@ def inputs_in_folder(
     return InputHashes(
         sha256_of(logbook_bytes), sha256_of(writeup_bytes), code, requirements, refused
     )
+
+
+def _code_sha256(
+    book: Logbook,
+    paper: str,
+    logbook: str,
+    hash_tree: Callable[[str], str],
+    errors: tuple[type[Exception], ...],
+) -> tuple[str | None, str | None]:
+    """``code_sha256`` and why it is missing: a pinned commit's hash, else ``hash_tree(rel)``
+    of code.path (a working tree or a commit's objects), ``errors`` turned into the reason."""
+    if book.code is None:
+        return None, None
+    if book.code.path is None:
+        return commit_sha256(str(book.code.repo), str(book.code.commit)), None
+    rel = code_rel(book, paper, logbook)
+    try:
+        if rel is None:
+            raise TreeRefused(f"code.path {book.code.path!r} leaves the logbook's folder")
+        return hash_tree(rel), None
+    except errors as exc:
+        return None, f"the code tree cannot be hashed: {exc}"
 
 
 def _no_link_above(root: Path, rel: str) -> None:
@@ -311,18 +326,7 @@ def inputs_at_commit(tree: GitTree, paper: str, logbook: str, book: Logbook) -> 
         writeup_bytes = tree.read(layout.writeup_rel(paper, logbook))
     except TreeRefused as exc:
         return InputHashes(sha256_of(logbook_bytes), None, None, None, f"the write-up: {exc}")
-    refused = None
-    code = None
-    if book.code is not None and book.code.path is None:
-        code = commit_sha256(str(book.code.repo), str(book.code.commit))
-    elif book.code is not None:
-        rel = code_rel(book, paper, logbook)
-        try:
-            if rel is None:
-                raise TreeRefused(f"code.path {book.code.path!r} leaves the logbook's folder")
-            code = tree.tree_sha256(rel)
-        except TreeRefused as exc:
-            refused = f"the code tree cannot be hashed: {exc}"
+    code, refused = _code_sha256(book, paper, logbook, tree.tree_sha256, (TreeRefused,))
     requirements = None
     if book.reproduce is not None and book.reproduce.requirements is not None:
         rel = requirements_rel(book, paper, logbook)

@@ -13,6 +13,7 @@ from reproaudit.ci.github import GitHub
 from tests.ci import payloads as payloads_mod
 from tests.ci.fake_github import FakeGitHub
 from tests.conftest import SHARED_FIXTURES
+from tests.gitutil import git
 
 ROOT = Path(__file__).resolve().parents[2]
 PAYLOADS = SHARED_FIXTURES / "github"  # REPROAUDIT_SHARED_FIXTURES moves it
@@ -35,6 +36,23 @@ def base_repo(tmp_path: Path) -> Path:
     for name in ("claims", "logbooks", "verdicts"):
         shutil.copytree(ROOT / name, repo / name, ignore=shutil.ignore_patterns("results"))
     return repo
+
+
+@pytest.fixture
+def origin(base_repo: Path, tmp_path: Path) -> Path:
+    """The audit repository on 'GitHub': a bare repository whose main holds ``base_repo``."""
+    git(base_repo, "init", "-q", "-b", "main")
+    git(base_repo, "add", "-A")
+    git(base_repo, "commit", "-qm", "base")
+    bare = tmp_path / "origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(base_repo), str(bare))
+    return bare
+
+
+def checkout(origin: Path, where: Path) -> Path:
+    """A job's ``actions/checkout`` of the default branch, as it was when the job started."""
+    git(where.parent, "clone", "-q", str(origin), str(where))
+    return where
 
 
 @pytest.fixture

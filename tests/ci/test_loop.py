@@ -16,7 +16,6 @@ import re
 import subprocess
 from pathlib import Path
 
-import pytest
 import yaml
 from click.testing import CliRunner
 
@@ -25,7 +24,7 @@ from reproaudit.ci.autorerun import plan_books, plan_from_text
 from reproaudit.ci.report import build_report, load_artifact, render_markdown, rerun_plans
 from reproaudit.cli import cli
 from tests.ci import payloads
-from tests.ci.conftest import HEAD, PR, ROOT
+from tests.ci.conftest import HEAD, PR, ROOT, checkout
 from tests.conftest import needs_bwrap
 from tests.gitutil import git
 
@@ -68,23 +67,6 @@ def run(*args: str, env: dict[str, str | None] | None = None) -> str:
     result = CliRunner(env=env).invoke(cli, list(args))
     assert result.exit_code == 0, result.output
     return result.output
-
-
-@pytest.fixture
-def origin(base_repo: Path, tmp_path: Path) -> Path:
-    """The audit repository on 'GitHub': a bare repository whose default branch is main."""
-    git(base_repo, "init", "-q", "-b", "main")
-    git(base_repo, "add", "-A")
-    git(base_repo, "commit", "-qm", "base")
-    bare = tmp_path / "origin.git"
-    git(tmp_path, "clone", "-q", "--bare", str(base_repo), str(bare))
-    return bare
-
-
-def checkout(origin: Path, where: Path) -> Path:
-    """A job's ``actions/checkout`` of the default branch."""
-    git(where.parent, "clone", "-q", str(origin), str(where))
-    return where
 
 
 def on_main(origin: Path, rel: str) -> str | None:

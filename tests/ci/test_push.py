@@ -18,6 +18,7 @@ from reproaudit.ci.push import (
     push_change,
 )
 from reproaudit.problems import ReproauditError
+from tests.ci.conftest import checkout
 from tests.gitutil import git
 
 PAPER = "Kp4rT9vQ2x"
@@ -35,23 +36,6 @@ def review(by: str, stance: str = "confirm") -> dict:
         "text": f"{by} looked",
         "paper": PAPER,
     }
-
-
-@pytest.fixture
-def origin(base_repo: Path, tmp_path: Path) -> Path:
-    """A bare 'GitHub' repository whose main holds the example corpus."""
-    git(base_repo, "init", "-q", "-b", "main")
-    git(base_repo, "add", "-A")
-    git(base_repo, "commit", "-qm", "base")
-    bare = tmp_path / "origin.git"
-    git(tmp_path, "clone", "-q", "--bare", str(base_repo), str(bare))
-    return bare
-
-
-def checkout(origin: Path, where: Path) -> Path:
-    """A job's checkout: main as it was when the job started."""
-    git(where.parent, "clone", "-q", str(origin), str(where))
-    return where
 
 
 def main_file(origin: Path, rel: str) -> str:

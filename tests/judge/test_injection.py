@@ -10,7 +10,8 @@ import pytest
 
 from reproaudit.judge.injection import detect_intent, normalise
 from tests.fake_llm import FakeLLM
-from tests.judge.test_llm import read_verdicts, run_llm, write_current_rerun
+from tests.judge.test_llm import read_verdicts, run_llm
+from tests.records import write_current_rerun
 
 INJECTIONS = Path(__file__).resolve().parents[1] / "data" / "repos" / "injections"
 LOGBOOKS = sorted(p.stem for p in (INJECTIONS / "logbooks" / "InjPaper1").glob("*.yaml"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shutil
@@ -27,11 +26,9 @@ from reproaudit.judge.llm import (
     truncate,
 )
 from reproaudit.judge.run import judge_repo
-from reproaudit.loader import load_model
-from reproaudit.models import Logbook
-from reproaudit.rerun_inputs import read_inputs
 from tests.fake_llm import FakeLLM
 from tests.judge.test_rules import EXPECTED, TRAPS
+from tests.records import write_current_rerun
 
 WHEN = datetime(2026, 7, 21, 10, tzinfo=UTC)
 ASKED = [b for b, claims in EXPECTED.items() if claims and b != "injection"]
@@ -73,34 +70,6 @@ def read_verdicts(repo: Path, paper: str = "TrapPaper1") -> dict[str, dict[str, 
         doc = yaml.safe_load(path.read_text())
         out[doc["logbook"]] = {c["claim"]: c for c in doc["claims"]}
     return out
-
-
-def write_current_rerun(
-    repo: Path, paper: str, logbook: str, status: str = "passed", log_tail: str = "done"
-) -> None:
-    """A re-run record bound to the logbook's current bytes, as `ci store-reruns` writes it."""
-    folder = repo / "reruns" / paper / logbook
-    folder.mkdir(parents=True, exist_ok=True)
-    outputs = b'{"ok": true}'
-    (folder / "outputs.json").write_bytes(outputs)
-    rel = f"logbooks/{paper}/{logbook}.yaml"
-    inputs = read_inputs(repo, paper, logbook, load_model(repo / rel, Logbook, rel))
-    run = {
-        "status": status,
-        "exit_code": 0 if status == "passed" else 1,
-        "duration_s": 5.0,
-        "backend": "local",
-        "sandbox": "bwrap",
-        "log_tail": log_tail,
-        "logbook_sha256": inputs.logbook_sha256,
-        "writeup_sha256": inputs.writeup_sha256,
-        "code_sha256": inputs.code_sha256,
-        "outputs_sha256": hashlib.sha256(outputs).hexdigest(),
-        "environment": {"image_used": False, "requirements_sha256": inputs.requirements_sha256},
-        "limits": {"wall_s": 60},
-        "reproaudit_version": "0.1.0",
-    }
-    (folder / "run.json").write_text(json.dumps(run))
 
 
 def test_correct_endpoint_agrees_with_rules_and_decides_untargeted_claims(traps: Path) -> None:

@@ -24,8 +24,9 @@ from reproaudit.cli import cli
 from reproaudit.judge.llm import LlmJudge, LlmSettings
 from reproaudit.judge.run import judge_repo
 from tests.fake_llm import FakeLLM
-from tests.judge.test_llm import ASKED, read_verdicts, run_llm, write_current_rerun
+from tests.judge.test_llm import ASKED, read_verdicts, run_llm
 from tests.judge.test_rules import EXPECTED, TRAPS
+from tests.records import write_current_rerun
 
 ROOT = Path(__file__).resolve().parents[2]
 

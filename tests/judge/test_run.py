@@ -7,7 +7,6 @@ corpus with healthy logbooks that must still get their verdicts.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from pathlib import Path
@@ -18,11 +17,8 @@ import yaml
 from click.testing import CliRunner
 
 from reproaudit.cli import cli
-from reproaudit.errors import InputError
 from reproaudit.judge import points
-from reproaudit.loader import load_model
-from reproaudit.models import Logbook
-from reproaudit.rerun_inputs import InputHashes, read_inputs
+from tests.records import write_current_rerun
 
 PAPER = """\
 paper: {id: IsoPaper1, title: A Paper Judged Logbook by Logbook, venue: Iso 2026}
@@ -65,35 +61,6 @@ REVIEWS = (
 )
 
 
-def write_record(repo: Path, logbook: str, outputs: dict[str, Any]) -> None:
-    """A passed re-run bound to the logbook's current bytes, as `ci store-reruns` stores it."""
-    folder = repo / "reruns/IsoPaper1" / logbook
-    folder.mkdir(parents=True, exist_ok=True)
-    raw = json.dumps(outputs).encode()
-    (folder / "outputs.json").write_bytes(raw)
-    rel = f"logbooks/IsoPaper1/{logbook}.yaml"
-    try:
-        inputs = read_inputs(repo, "IsoPaper1", logbook, load_model(repo / rel, Logbook, rel))
-    except InputError:  # a logbook validate refuses: its record binds its bytes alone
-        digest = hashlib.sha256((repo / rel).read_bytes()).hexdigest()
-        inputs = InputHashes(digest, None, None, None)
-    run = {
-        "status": "passed",
-        "exit_code": 0,
-        "duration_s": 1.0,
-        "backend": "local",
-        "sandbox": "bwrap",
-        "logbook_sha256": inputs.logbook_sha256,
-        "writeup_sha256": inputs.writeup_sha256,
-        "code_sha256": inputs.code_sha256,
-        "outputs_sha256": hashlib.sha256(raw).hexdigest(),
-        "environment": {"image_used": False, "requirements_sha256": inputs.requirements_sha256},
-        "limits": {"wall_s": 60},
-        "reproaudit_version": "0.1.0",
-    }
-    (folder / "run.json").write_text(json.dumps(run))
-
-
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
     repo = tmp_path / "iso"
@@ -112,7 +79,16 @@ def corpus(tmp_path: Path) -> Path:
     ):
         (books / f"{id_}.yaml").write_text(LOGBOOK.format(id=id_, who=who, acc=acc))
         if outputs is not None:
-            write_record(repo, id_, outputs)
+            raw = json.dumps(outputs).encode()
+            write_current_rerun(
+                repo,
+                "IsoPaper1",
+                id_,
+                log_tail=None,
+                outputs=raw,
+                duration_s=1.0,
+                invalid_ok=True,
+            )
     (repo / "verdicts/IsoPaper1").mkdir(parents=True)
     (repo / "verdicts/IsoPaper1/reviews.yaml").write_text(REVIEWS)
     return repo

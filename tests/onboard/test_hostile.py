@@ -12,9 +12,16 @@ from click.testing import CliRunner
 
 from reproaudit.cli import cli
 from tests.fake_llm import FakeLLM
-from tests.onboard_stubs import ArxivStub, OpenReviewStub, extract_reply, paper_lines, text_pdf
-
-VENUE_ID = "ICLR.cc/2026/Conference"
+from tests.onboard_stubs import (
+    VENUE_ID,
+    ArxivStub,
+    OpenReviewStub,
+    extract_reply,
+    list_args,
+    openreview_args,
+    paper_lines,
+    text_pdf,
+)
 
 
 @pytest.fixture
@@ -28,25 +35,8 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def onboard_list(repo: Path, listing: Path, arxiv: ArxivStub, fake: FakeLLM, *extra: str):
-    return CliRunner(env={"REPROAUDIT_JUDGE_BASE_URL": fake.url}).invoke(
-        cli,
-        [
-            "onboard",
-            "list",
-            str(listing),
-            "--venue",
-            "COLT 2026",
-            "--repo",
-            str(repo),
-            "--cache",
-            str(repo.parent / "cache"),
-            "--arxiv-url",
-            arxiv.url,
-            "--arxiv-interval",
-            "0",
-            *extra,
-        ],
-    )
+    args = list_args(listing, repo, repo.parent / "cache", arxiv, *extra)
+    return CliRunner(env={"REPROAUDIT_JUDGE_BASE_URL": fake.url}).invoke(cli, args)
 
 
 def test_a_hostile_list_is_reported_by_line_and_field(repo: Path, tmp_path: Path) -> None:
@@ -153,21 +143,7 @@ def test_openreview_credentials_from_the_environment(repo: Path, monkeypatch) ->
         OpenReviewStub(VENUE_ID, 2, password="s3cret") as stub,
         FakeLLM("reply", replier=extract_reply) as fake,
     ):
-        args = [
-            "onboard",
-            "openreview",
-            VENUE_ID,
-            "--repo",
-            str(repo),
-            "--cache",
-            str(repo.parent / "cache"),
-            "--api-url",
-            stub.url,
-            "--site-url",
-            stub.url,
-            "--venue-interval",
-            "0",
-        ]
+        args = openreview_args(repo, repo.parent / "cache", stub)
         env = {"REPROAUDIT_JUDGE_BASE_URL": fake.url}
         refused = CliRunner(env=env).invoke(cli, args)
         assert refused.exit_code == 1 and "answered HTTP 403" in refused.output

@@ -22,9 +22,8 @@ from reproaudit.loader import parse_yaml, to_model
 from reproaudit.models import PaperFile
 from reproaudit.validate import validate_repo
 from tests.fake_llm import FakeLLM
-from tests.onboard_stubs import OpenReviewStub, extract_reply
+from tests.onboard_stubs import VENUE_ID, OpenReviewStub, extract_reply, openreview_args
 
-VENUE_ID = "ICLR.cc/2026/Conference"
 PAPERS = 300
 _PAPER = re.compile(r"Paper (P\d{5}x) \(version")
 
@@ -45,21 +44,7 @@ def start(repo: Path, cache: Path, stub: OpenReviewStub, fake: FakeLLM) -> subpr
             sys.executable,
             "-m",
             "reproaudit",
-            "onboard",
-            "openreview",
-            VENUE_ID,
-            "--repo",
-            str(repo),
-            "--cache",
-            str(cache),
-            "--api-url",
-            stub.url,
-            "--site-url",
-            stub.url,
-            "--venue-interval",
-            "0",
-            "--concurrency",
-            "6",
+            *openreview_args(repo, cache, stub, "--concurrency", "6"),
         ],
         env=env,
         stdout=subprocess.PIPE,

@@ -13,9 +13,16 @@ from click.testing import CliRunner
 from reproaudit.cli import cli
 from reproaudit.validate import validate_repo
 from tests.fake_llm import FakeLLM
-from tests.onboard_stubs import ArxivStub, OpenReviewStub, extract_reply, paper_lines, text_pdf
-
-VENUE_ID = "ICLR.cc/2026/Conference"
+from tests.onboard_stubs import (
+    VENUE_ID,
+    ArxivStub,
+    OpenReviewStub,
+    extract_reply,
+    list_args,
+    openreview_args,
+    paper_lines,
+    text_pdf,
+)
 
 
 @pytest.fixture
@@ -34,27 +41,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 
 def run_openreview(repo: Path, cache: Path, stub: OpenReviewStub, *extra: str):
-    return CliRunner().invoke(
-        cli,
-        [
-            "onboard",
-            "openreview",
-            VENUE_ID,
-            "--repo",
-            str(repo),
-            "--cache",
-            str(cache),
-            "--api-url",
-            stub.url,
-            "--site-url",
-            stub.url,
-            "--venue-interval",
-            "0",
-            "--concurrency",
-            "4",
-            *extra,
-        ],
-    )
+    return CliRunner().invoke(cli, openreview_args(repo, cache, stub, "--concurrency", "4", *extra))
 
 
 def files(repo: Path) -> dict[str, bytes]:
@@ -189,24 +176,7 @@ def test_arxiv_first_and_spaced(env, tmp_path: Path) -> None:
             )
         listing = tmp_path / "venue.jsonl"
         listing.write_text("\n".join(json.dumps(r) for r in rows))
-        result = CliRunner().invoke(
-            cli,
-            [
-                "onboard",
-                "list",
-                str(listing),
-                "--venue",
-                "COLT 2026",
-                "--repo",
-                str(repo),
-                "--cache",
-                str(cache),
-                "--arxiv-url",
-                arxiv.url,
-                "--arxiv-interval",
-                "0.3",
-            ],
-        )
+        result = CliRunner().invoke(cli, list_args(listing, repo, cache, arxiv, interval="0.3"))
         assert result.exit_code == 0, result.output
         times = sorted(t for t, _, path in arxiv.requests if path.startswith("/pdf/"))
         assert len(times) == 3
@@ -279,21 +249,7 @@ def test_refresh_asks_conditionally_and_redrafts_only_a_changed_pdf(env, tmp_pat
             rows.append({"id": f"R{n}", "title": f"Paper {n}", "arxiv": f"2601.0000{n}"})
         listing = tmp_path / "venue.jsonl"
         listing.write_text("\n".join(json.dumps(r) for r in rows))
-        args = [
-            "onboard",
-            "list",
-            str(listing),
-            "--venue",
-            "COLT 2026",
-            "--repo",
-            str(repo),
-            "--cache",
-            str(cache),
-            "--arxiv-url",
-            arxiv.url,
-            "--arxiv-interval",
-            "0",
-        ]
+        args = list_args(listing, repo, cache, arxiv)
         assert CliRunner().invoke(cli, args).exit_code == 0
         before, model = files(repo), fake.count
         same = CliRunner().invoke(cli, [*args, "--refresh"])

@@ -61,15 +61,21 @@ SCRIPT = (
 )
 
 
-def test_requirements_are_installed_then_the_run_has_no_network(mini_repo, tmp_path):
-    rel = add_logbook(mini_repo, "deps-1", "python run.py", {"run.py": SCRIPT})
-    folder = mini_repo / "logbooks" / PAPER / "deps-1"
+def pin_tinydep(repo: Path, rel: str, logbook: str) -> Path:
+    """Make LOGBOOK's requirements pin tinydep==1.0 from a wheel beside it; the file's path."""
+    folder = repo / "logbooks" / PAPER / logbook
     make_wheel(folder / "wheels")
     req = folder / "requirements.txt"
     req.write_text("--no-index\n--find-links wheels\ntinydep==1.0\n")
-    text = (mini_repo / rel).read_text()
-    text = text.replace("reproduce:\n", "reproduce:\n  requirements: deps-1/requirements.txt\n")
-    (mini_repo / rel).write_text(text)
+    text = (repo / rel).read_text()
+    text = text.replace("reproduce:\n", f"reproduce:\n  requirements: {logbook}/requirements.txt\n")
+    (repo / rel).write_text(text)
+    return req
+
+
+def test_requirements_are_installed_then_the_run_has_no_network(mini_repo, tmp_path):
+    rel = add_logbook(mini_repo, "deps-1", "python run.py", {"run.py": SCRIPT})
+    req = pin_tinydep(mini_repo, rel, "deps-1")
     out = tmp_path / "out"
     record = reproduce_logbook(mini_repo, rel, out=out)
     assert record.status == "passed", record.log_tail

@@ -16,7 +16,7 @@ from reproaudit.models import Logbook
 from reproaudit.reproduce import reproduce_logbook
 from reproaudit.reproduce.sandbox import bwrap_available
 from reproaudit.rerun_inputs import read_inputs
-from tests.reproduce.test_environment import SCRIPT, make_wheel
+from tests.reproduce.test_environment import SCRIPT, pin_tinydep
 from tests.test_reproduce import PAPER, add_logbook
 
 pytestmark = pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here")
@@ -120,12 +120,7 @@ def test_a_requirements_only_change_makes_it_stale(mini_repo: Path, tmp_path: Pa
     folder = mini_repo / "logbooks" / PAPER / "deps-1"
     (folder / "src").mkdir()
     (folder / "src" / "run.py").write_text(SCRIPT)
-    make_wheel(folder / "wheels")
-    req = folder / "requirements.txt"
-    req.write_text("--no-index\n--find-links wheels\ntinydep==1.0\n")
-    text = (mini_repo / rel).read_text()
-    text = text.replace("reproduce:\n", "reproduce:\n  requirements: deps-1/requirements.txt\n")
-    (mini_repo / rel).write_text(text)
+    req = pin_tinydep(mini_repo, rel, "deps-1")
     out = tmp_path / "out"
     record = reproduce_logbook(mini_repo, rel, out=out)
     assert record.status == "passed", record.log_tail

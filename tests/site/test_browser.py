@@ -5,6 +5,7 @@ light and dark, at 1366 and 390 px."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import shutil
@@ -62,25 +63,43 @@ class QuietHandler(SimpleHTTPRequestHandler):
         return super().translate_path(path[len(PREFIX) :])
 
 
-@pytest.fixture(scope="module")
-def site_url(built: Path) -> Iterator[str]:
-    handler = functools.partial(QuietHandler, directory=str(built))
+@contextlib.contextmanager
+def serving(folder: Path) -> Iterator[str]:
+    """Serve a built site at ``http://127.0.0.1:PORT{PREFIX}/`` (its URL) until the block ends."""
+    handler = functools.partial(QuietHandler, directory=str(folder))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}{PREFIX}/"
-    server.shutdown()
-    server.server_close()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{PREFIX}/"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
+@contextlib.contextmanager
+def headless_chromium() -> Iterator[object]:
+    """Debian's Chromium under Playwright, headless, with nothing reaching out."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture(scope="module")
+def site_url(built: Path) -> Iterator[str]:
+    with serving(built) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with headless_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 def _watch(page: object) -> object:

@@ -4,19 +4,16 @@ the page itself never scrolls sideways (the header spans the screen)."""
 
 from __future__ import annotations
 
-import functools
 import re
 import shutil
-import threading
 from collections.abc import Iterator
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from reproaudit.site.build import build_site
 from tests.site.conftest import NOW, site_repo
-from tests.site.test_browser import ARGS, CHROMIUM, PREFIX, QuietHandler
+from tests.site.test_browser import CHROMIUM, headless_chromium, serving
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(), reason="Chromium is not installed (apt-get install chromium)"
@@ -42,23 +39,14 @@ def crowded_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     repo = site_repo(tmp_path_factory.mktemp("crowded"))
     crowd(repo, 10)  # with bob's and carol's: 12 logbooks
     report = build_site(repo, repo / "_site", papers=[PAPER], now=NOW)
-    handler = functools.partial(QuietHandler, directory=str(report.out))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}{PREFIX}/papers/{PAPER}/"
-    server.shutdown()
-    server.server_close()
+    with serving(report.out) as url:
+        yield f"{url}papers/{PAPER}/"
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    with headless_chromium() as chromium:
         yield chromium
-        chromium.close()
 
 
 @pytest.mark.parametrize("width", WIDTHS)

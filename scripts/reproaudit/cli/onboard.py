@@ -120,6 +120,15 @@ def _options(kw: dict):
     return options, Hosts(**hosts)
 
 
+def _onboard(run, repo: Path, source, kw: dict) -> None:
+    """Run ``run`` (one source's onboarding) with the shared options, progress on stderr."""
+    from ..onboard import Progress
+
+    options, hosts = _options(kw)
+    result, listing = run(repo, source, options, hosts=hosts, progress=Progress(stream=sys.stderr))
+    _report(result, listing)
+
+
 def _report(result, listing) -> None:
     from ..problems import format_problems
 
@@ -165,13 +174,9 @@ def onboard_openreview_cmd(venue_id: str, repo: Path, **kw) -> None:
     Credentials, when the venue needs them: OPENREVIEW_TOKEN, or OPENREVIEW_USERNAME and
     OPENREVIEW_PASSWORD.
     """
-    from ..onboard import Progress, onboard_openreview
+    from ..onboard import onboard_openreview
 
-    options, hosts = _options(kw)
-    result, listing = onboard_openreview(
-        repo, venue_id, options, hosts=hosts, progress=Progress(stream=sys.stderr)
-    )
-    _report(result, listing)
+    _onboard(onboard_openreview, repo, venue_id, kw)
 
 
 @onboard.command("list")
@@ -182,13 +187,9 @@ def onboard_list_cmd(file: Path, repo: Path, **kw) -> None:
 
     Example: reproaudit onboard list colt2026.csv --venue 'COLT 2026'
     """
-    from ..onboard import Progress, onboard_list
+    from ..onboard import onboard_list
 
-    options, hosts = _options(kw)
-    result, listing = onboard_list(
-        repo, file, options, hosts=hosts, progress=Progress(stream=sys.stderr)
-    )
-    _report(result, listing)
+    _onboard(onboard_list, repo, file, kw)
 
 
 COMMANDS = [onboard]
