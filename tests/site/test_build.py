@@ -84,7 +84,7 @@ def test_the_site_makes_no_third_party_request(built: Path) -> None:
 def test_home_has_the_headline_table_charts_and_newest_verdicts(built: Path) -> None:
     text = text_of(built / "index.html")
     assert "6 papers with at least one verdict" in text
-    assert "At least one claim verified 3 50.0%" in text
+    assert "At least one claim verified 2 33.3%" in text  # kai-speedup-1 awaits a re-run
     assert "At least one claim falsified or contested 3 50.0%" in text
     assert "Newest verdicts" in text
     labels = {
