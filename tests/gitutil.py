@@ -6,12 +6,15 @@ import subprocess
 from pathlib import Path
 
 
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
+def git(repo: Path, *args: str) -> str:
+    """``git -C repo ARGS`` as a fixed author and committer; its output, stripped."""
+    done = subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo), *args],
         check=True,
         capture_output=True,
+        text=True,
     )
+    return done.stdout.strip()
 
 
 def branch_from_main(repo: Path, branch: str) -> Path:

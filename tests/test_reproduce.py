@@ -35,6 +35,7 @@ from reproaudit.reproduce import RUNNER, describe_record, reproduce_logbook
 from reproaudit.reproduce.hfjobs import MARK, final_status, read_job_log
 from reproaudit.reproduce.record import LOG_KEEP_BYTES, LogTail
 from tests.conftest import needs_bwrap
+from tests.gitutil import git
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = "Tq7mV2pLx0"
@@ -392,26 +393,14 @@ def test_unsplittable_command_is_refused(mini_repo: Path, tmp_path: Path):
     assert "cannot be split into arguments: No closing quotation [bad_command]" in str(err.value)
 
 
-def _git(cwd: Path, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.org",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.org",
-    }
-    done = subprocess.run(
-        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True
-    )
-    return done.stdout.strip()
 
 
 def _commit_all(folder: Path, message: str) -> str:
     if not (folder / ".git").exists():
-        _git(folder, "init", "-q")
-    _git(folder, "add", "-A")
-    _git(folder, "commit", "-q", "-m", message)
-    return _git(folder, "rev-parse", "HEAD")
+        git(folder, "init", "-q")
+    git(folder, "add", "-A")
+    git(folder, "commit", "-q", "-m", message)
+    return git(folder, "rev-parse", "HEAD")
 
 
 EVAL_SCRIPT = (
@@ -810,7 +799,7 @@ def test_hf_jobs_api_errors_are_reported(mini_repo: Path, tmp_path: Path):
     assert "hint: check the token" in str(err.value)  # a service failure, not a file finding
 
 
-def test_runner_fetches_a_github_style_archive_when_the_image_has_no_git(tmp_path: Path, hub):
+def test_runner_fetches_a_github_style_archive_when_the_image_has_nogit(tmp_path: Path, hub):
     sha = "c" * 40
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from reproaudit.rerun_inputs import GitTree, TreeRefused, folder_tree_sha256
+from tests.gitutil import git
 
 
 def make_tree(root: Path) -> Path:
@@ -22,18 +22,6 @@ def make_tree(root: Path) -> Path:
     return code
 
 
-def git(repo: Path, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.org",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.org",
-    }
-    done = subprocess.run(
-        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env
-    )
-    return done.stdout.strip()
 
 
 def test_bytes_paths_and_modes_each_change_the_hash(tmp_path: Path) -> None:
