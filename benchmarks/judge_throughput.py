@@ -20,6 +20,8 @@ keeps the corpus on tmpfs.
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -33,6 +35,18 @@ from corpus import generate_corpus  # noqa: E402
 
 from reproaudit.judge.llm import LlmJudge, LlmSettings  # noqa: E402
 from reproaudit.judge.run import RulesJudge, judge_repo  # noqa: E402
+
+
+def own_cpu() -> float:
+    """CPU seconds of this process, every thread."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def cpu_of(pid: int) -> float:
+    """CPU seconds of another process, from /proc (utime + stime, in clock ticks)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> int:
@@ -77,10 +91,12 @@ def main() -> int:
         def judge_all():
             return judge_repo(root, llm, concurrency=args.concurrency)
 
-        start = time.perf_counter()
+        start, cpu_start, server_start = time.perf_counter(), own_cpu(), cpu_of(server.pid)
         first = judge_all()
         llm_s = time.perf_counter() - start
         requests = first.usage.requests
+        client_ms = 1000 * (own_cpu() - cpu_start) / max(requests, 1)
+        server_ms = 1000 * (cpu_of(server.pid) - server_start) / max(requests, 1)
         rate = requests / llm_s
         ideal = args.concurrency / args.latency
         print(
@@ -88,6 +104,11 @@ def main() -> int:
             f"{ideal:.0f} req/s (concurrency {args.concurrency} / {args.latency * 1000:.0f} ms)"
             f" -> {rate / ideal:.0%} of ideal  target >= 80%: "
             f"{'PASS' if rate >= 0.8 * ideal else 'FAIL'}"
+        )
+        print(
+            f"cpu per request:   client {client_ms:.2f} ms (the judge's process: rules, "
+            f"prompts, HTTP, parsing), stand-in server {server_ms:.2f} ms; 2 cores allow "
+            f"{2000 / (client_ms + server_ms):.0f} req/s"
         )
         print(
             f"tokens:            {first.usage.prompt_tokens} prompt + "

@@ -297,6 +297,38 @@ def test_concurrency_reaches_its_limit_and_never_exceeds_it(traps: Path, concurr
     assert fake.most_in_flight == concurrency
 
 
+def _client_connections(port: int) -> int:
+    """Open TCP connections to ``port`` on this machine, counted from the client's side."""
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as lines:
+            next(lines)
+            for line in lines:
+                fields = line.split()
+                remote_port = int(fields[2].rsplit(":", 1)[1], 16)
+                count += remote_port == port and fields[3] == "01"  # ESTABLISHED
+    return count
+
+
+def test_each_worker_has_its_own_connection_and_none_outlives_its_run(
+    traps: Path, tmp_path: Path
+) -> None:
+    """Workers hold a client each (no shared pool lock); a later run closes the connections
+    of the earlier run's workers, and closing the endpoint closes the rest."""
+    second = tmp_path / "second"
+    shutil.copytree(traps, second)
+    with FakeLLM("correct") as fake:
+        port = int(fake.url.rstrip("/").rsplit(":", 1)[1].split("/")[0])
+        settings = LlmSettings(base_url=fake.url, model="test-model", api_key="k")
+        judge = LlmJudge(settings, 1, backoff=0.01)
+        for repo in (traps, second):
+            summary = judge_repo(repo, judge, reruns=repo / "reruns", concurrency=3)
+            assert summary.usage.requests > 3
+            assert 1 <= _client_connections(port) <= 3
+        judge.endpoint.close()
+        assert _client_connections(port) == 0
+
+
 def test_cli_auto_mode_uses_the_endpoint_when_configured(traps: Path) -> None:
     with FakeLLM("correct") as fake:
         env = {"REPROAUDIT_JUDGE_BASE_URL": fake.url, "REPROAUDIT_JUDGE_MODEL": "m"}
