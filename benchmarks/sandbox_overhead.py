@@ -30,7 +30,27 @@ SCRIPT = (
 )
 
 
+PAPER_FILE = f"""\
+paper:
+  id: {PAPER}
+  title: A Benchmark Paper
+  venue: Bench 2026
+  authors: [{{name: Bea Bench, github: bea-bench}}]
+claims_version: 1
+claims:
+  - id: C1
+    statement: Accuracy is at least 90%.
+    anchor: Table 1
+    kind: empirical
+    target: {{metric: accuracy, form: at_least, value: 0.9, unit: dimensionless, tolerance: {{abs: 0.01}}}}
+"""
+
+
 def make_repo(root: Path) -> str:
+    """A repository of one paper and one CPU logbook that writes its outputs."""
+    papers = root / "claims" / "bench2026"
+    papers.mkdir(parents=True)
+    (papers / f"{PAPER}.yaml").write_text(PAPER_FILE)
     folder = root / "logbooks" / PAPER / "bench-1"
     folder.mkdir(parents=True)
     (folder / "run.py").write_text(SCRIPT)
