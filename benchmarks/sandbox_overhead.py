@@ -42,7 +42,9 @@ claims:
     statement: Accuracy is at least 90%.
     anchor: Table 1
     kind: empirical
-    target: {{metric: accuracy, form: at_least, value: 0.9, unit: dimensionless, tolerance: {{abs: 0.01}}}}
+    target:
+      {{metric: accuracy, form: at_least, value: 0.9, unit: dimensionless,
+        tolerance: {{abs: 0.01}}}}
 """
 
 
