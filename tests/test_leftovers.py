@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -171,18 +172,20 @@ def test_a_rerun_killed_while_running_leaves_no_code_copy(
     patch = "import reproaudit.reproduce.local as loc\nloc.run_process = block\n"
     out = tmp_path / "reruns"
     argv = ["reproduce", rel, "--repo", str(mini_repo), "--out", str(out)]
-    # the sandbox's own uid must pass through $TMPDIR's parents (pytest's are 0700)
-    for folder in (tmp_path, *tmp_path.parents):
-        if folder == Path("/tmp"):
-            break
-        folder.chmod(folder.stat().st_mode | 0o001)
-    proc, _ = blocked_cli(tmp_path, patch, argv)
-    [copy] = list((tmp_path / "tmp").glob("reproaudit-run-*"))
-    assert (copy / "src").is_dir()  # the code's copy
-    stop(proc, sig)
-    done = cli(tmp_path, *argv)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert list((tmp_path / "tmp").glob("reproaudit-run-*")) == []
+    # The sandbox's own uid must pass through $TMPDIR's parents. pytest's are 0700, and any
+    # other pytest session starting meanwhile sets them back to 0700: so a folder in /tmp.
+    base = Path(tempfile.mkdtemp(prefix="reproaudit-leftovers-", dir="/tmp"))
+    try:
+        base.chmod(0o711)
+        proc, _ = blocked_cli(base, patch, argv)
+        [copy] = list((base / "tmp").glob("reproaudit-run-*"))
+        assert (copy / "src").is_dir()  # the code's copy
+        stop(proc, sig)
+        done = cli(base, *argv)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert list((base / "tmp").glob("reproaudit-run-*")) == []
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
     assert (out / "Tq7mV2pLx0" / "ann-1" / "run.json").is_file()
 
 
