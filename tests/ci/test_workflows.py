@@ -154,3 +154,12 @@ def test_the_report_compares_trees_and_the_site_builds_strict() -> None:
     assert "--git ." in report[-1]["run"]
     build = " ".join(s.get("run", "") for s in load("site.yml")["jobs"]["build"]["steps"])
     assert "reproaudit validate" in build and "reproaudit build --strict" in build
+
+
+def test_the_two_judges_of_one_pull_request_comment_one_at_a_time() -> None:
+    """report.yml's judge and rerun.yml's judge both rewrite the verdicts section of the one
+    sticky comment: they queue in one concurrency group per branch, and neither cancels."""
+    groups = [load(name)["jobs"]["judge"]["concurrency"] for name in ("report.yml", "rerun.yml")]
+    assert groups[0] == groups[1]
+    assert groups[0]["cancel-in-progress"] is False
+    assert "head_branch" in groups[0]["group"] and "head_repository" in groups[0]["group"]
