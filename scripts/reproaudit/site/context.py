@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from ..fold import BUCKETS, CLAIM_FOLDS, stats
-from ..judge.rules import resolve_pointer
+from ..judge.points import rerun_number, rerun_sweep
 from ..models import Claim, Review, Target, VerdictFile
 from ..problems import human_size
 from .cite import cite_paper
@@ -317,9 +317,7 @@ def _measurements(result: Any, rerun: Any) -> list[dict[str, Any]]:
     for m in result.measurements if result else []:
         rerun_value = None
         if m.source and rerun is not None and rerun.outputs is not None:
-            found = resolve_pointer(rerun.outputs, m.source.removeprefix("outputs:"))
-            if isinstance(found, int | float) and not isinstance(found, bool):
-                rerun_value = float(found)
+            rerun_value = rerun_number(rerun.outputs, m.source)  # the judge's own reading
         out.append({"m": m, "typed": m.value, "rerun": rerun_value})
     return out
 
@@ -329,14 +327,8 @@ def _sweep_rerun(result: Any, rerun: Any) -> list[tuple[Any, Any]] | None:
     sweep = result.sweep if result else None
     if sweep is None or not sweep.source or rerun is None or rerun.outputs is None:
         return None
-    found = resolve_pointer(rerun.outputs, sweep.source.removeprefix("outputs:"))
-    if isinstance(found, dict):
-        values, measured = found.get("values"), found.get("measured")
-    else:
-        values, measured = sweep.values, found
-    if not isinstance(values, list) or not isinstance(measured, list):
-        return None
-    return list(zip(values, measured, strict=False))
+    pairs = rerun_sweep(rerun.outputs, sweep.source)  # the judge's own reading
+    return list(pairs) if pairs is not None else None
 
 
 def _github_file(data: SiteData, path: str, tree: bool = False) -> str | None:
