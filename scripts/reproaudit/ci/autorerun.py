@@ -16,9 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ..beneath import read_capped
 from ..errors import ReproauditError
+from ..layout import RUN_JSON
 from ..loader import parse_yaml, to_model
 from ..models import Logbook, RunRecord
+from ..rerun_files import MAX_RUN_BYTES, read_run_json
 from . import sticky
 from .github import GitHub
 from .store import StoreReport
@@ -105,11 +108,12 @@ def render_store(report: StoreReport, repo: Path, head: str) -> str:
     """The bot comment's "reruns" section: each stored record's outcome, each refusal."""
     lines = [f"### CI re-runs at `{head[:12]}`", ""]
     for rel in report.stored:
-        try:
-            run = RunRecord.model_validate_json((Path(repo) / rel / "run.json").read_bytes())
-            what = f"{run.status} in {run.duration_s:.1f} s ({run.backend}, sandbox {run.sandbox})"
-        except (OSError, ValueError):
-            what = "stored"
+        run = _stored_run(Path(repo) / rel / RUN_JSON)
+        what = (
+            f"{run.status} in {run.duration_s:.1f} s ({run.backend}, sandbox {run.sandbox})"
+            if run is not None
+            else "stored"
+        )
         name = rel.removeprefix("reruns/")
         lines.append(f"- {code(name)}: {what}; record stored under {code(rel + '/')}")
     for path, why in report.refused:
@@ -122,6 +126,15 @@ def render_store(report: StoreReport, repo: Path, head: str) -> str:
     if not report.stored and not report.refused:
         lines.append("No logbook of this pull request was re-run here.")
     return "\n".join(lines) + "\n"
+
+
+def _stored_run(path: Path) -> RunRecord | None:
+    """A record ``store-reruns`` just wrote, through the judge's reader, or None."""
+    try:
+        got = read_capped(path.parent, path.name, MAX_RUN_BYTES)
+    except ReproauditError:
+        return None
+    return read_run_json(got.raw).run if got is not None else None
 
 
 def post_store_report(

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..judge.inputs import LOG_TAIL_CHARS, MAX_OUTPUTS_BYTES, check_json_shape
+from ..judge.inputs import LOG_TAIL_CHARS, check_json_shape
 from ..models import RunRecord
 from ..problems import human_size
+from ..rerun_files import MAX_OUTPUTS_BYTES
 from ..scratch import held_dir, locked_folder, sweep
 
 Status = Literal["passed", "failed", "timeout"]
