@@ -11,9 +11,10 @@ Unknown stays unknown (``None``): the fold then falls back to natural order.
 from __future__ import annotations
 
 import re
-import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
+
+from .gitrun import git_or_none
 
 _GIT_TIMEOUT_S = 60
 
@@ -30,17 +31,7 @@ def logbook_change_times(root: Path, rels: list[str]) -> dict[str, datetime | No
 
 
 def _git(root: Path, *args: str) -> str | None:
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), *args],
-            capture_output=True,
-            text=True,
-            timeout=_GIT_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout if done.returncode == 0 else None
+    return git_or_none(root, *args, timeout=_GIT_TIMEOUT_S)
 
 
 def _git_times(root: Path) -> dict[str, datetime]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -22,6 +21,8 @@ from pathlib import Path, PurePosixPath
 
 from . import layout
 from . import problems as P
+from .errors import GitError
+from .gitrun import run_git
 from .layout import DataPath
 from .models import Logbook, PaperFile, ReviewsFile, VerdictFile
 from .pathrule import disk_problems
@@ -678,16 +679,14 @@ def git_changed(root: Path, ref: str) -> tuple[list[str], list[Problem]]:
     """Files changed since the merge base with ``ref``, including uncommitted and new ones."""
 
     def git(*args: str) -> str:
-        return subprocess.run(
-            ["git", "-C", str(root), *args], check=True, capture_output=True, text=True
-        ).stdout
+        return run_git(root, *args, text=True).stdout
 
     try:
-        base = git("merge-base", ref, "HEAD").strip()
+        base = git("merge-base", "--end-of-options", ref, "HEAD").strip()
         changed = git("diff", "--name-only", "--no-renames", "-z", base, "--").split("\0")
         untracked = git("ls-files", "--others", "--exclude-standard", "-z").split("\0")
-    except (subprocess.CalledProcessError, FileNotFoundError) as exc:
-        detail = getattr(exc, "stderr", "") or str(exc)
+    except GitError as exc:
+        detail = str(exc).split(" failed: ", 1)[-1]
         return [], [
             Problem(
                 P.GIT_ERROR,

@@ -47,15 +47,11 @@ class LocalGitHub:
         self.writes: list[tuple[str, str]] = []
 
     def _git_sha(self, ref: str) -> str:
-        import subprocess
+        from ..gitrun import git_or_none
 
-        done = subprocess.run(
-            ["git", "-C", str(self.clone), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
-            capture_output=True,
-            text=True,
-        )
-        sha = done.stdout.strip()
-        if done.returncode != 0 or len(sha) != 40:
+        found = git_or_none(self.clone, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+        sha = (found or "").strip()
+        if len(sha) != 40:
             raise ReproauditError(
                 f"{self.clone}: no commit {ref!r} in this clone",
                 "run it in a clone of the pull request's branch, with --base naming the "

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import ArtifactError, GitError, ReproauditError
+from ..gitrun import run_git
 from ..scratch import held_dir, sweep, temp_root
 from .changes import auth_env
 
@@ -61,16 +62,8 @@ OpenPull = Callable[[str, str, str], str]  # (branch, title, body) -> URL
 
 
 def _run(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        ["git", "-C", str(cwd), *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **auth_env(os.environ.get("GITHUB_TOKEN"))},
-        timeout=600,
-    )
-    if check and done.returncode != 0:
-        raise GitError(f"git {args[0]} failed: {done.stderr.strip()[-500:]}")
-    return done
+    env = {**os.environ, **auth_env(os.environ.get("GITHUB_TOKEN"))}
+    return run_git(cwd, *args, env=env, check=check, text=True)
 
 
 def push_change(
