@@ -29,7 +29,7 @@ from . import problems as P
 from .models import VerdictFile
 from .problems import Problem
 from .repo import Corpus
-from .rerun_files import LIMITS, read_outputs_json, read_run_json
+from .rerun_files import LIMITS, read_outputs_at, read_run_json
 from .validate import validate_repo
 
 
@@ -171,8 +171,8 @@ def _record_file_problems(rel: str, name: str, raw: bytes) -> list[Problem]:
         "re-run records are written by CI; restore the file from git history or re-run the logbook"
     )
     if name == layout.OUTPUTS_JSON:
-        why = read_outputs_json(raw)[1]
-        return [] if why is None else [Problem(P.INVALID_VALUE, rel, None, None, why, restore)]
+        _, why, line = read_outputs_at(raw)
+        return [] if why is None else [Problem(P.INVALID_VALUE, rel, line, None, why, restore)]
     read = read_run_json(raw)
     if read.why is None:
         return []

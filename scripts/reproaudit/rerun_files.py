@@ -36,11 +36,11 @@ def shown_limit(name: str) -> str:
 
 def load_json(raw: bytes) -> tuple[Any, str | None]:
     """Parse JSON no deeper than ``MAX_JSON_DEPTH``: (value, None) or (None, why not)."""
-    value, why, _ = _parse(raw)
+    value, why, _ = parse_json(raw)
     return value, why
 
 
-def _parse(raw: bytes) -> tuple[Any, str | None, int | None]:
+def parse_json(raw: bytes) -> tuple[Any, str | None, int | None]:
     """(value, None, None) or (None, why not, the line where JSON broke when known)."""
     try:
         value = json.loads(raw)
@@ -80,7 +80,7 @@ def read_run_json(data: bytes) -> RunFile:
     ``RunRecord``."""
     if len(data) > MAX_RUN_BYTES:
         return RunFile(None, None, f"{RUN_JSON} is over {shown_limit(RUN_JSON)}", "too_large")
-    raw, why, line = _parse(data)
+    raw, why, line = parse_json(data)
     if why is None and not isinstance(raw, dict):
         why = "is not a JSON object"
     if why is not None:
@@ -107,10 +107,16 @@ def read_run_json(data: bytes) -> RunFile:
 def read_outputs_json(data: bytes) -> tuple[Any, str | None]:
     """``outputs.json``'s bytes as parsed JSON: (value, None), or (None, why) starting
     ``outputs.json`` when it is over ``MAX_OUTPUTS_BYTES``, not JSON, or too deep."""
+    value, why, _ = read_outputs_at(data)
+    return value, why
+
+
+def read_outputs_at(data: bytes) -> tuple[Any, str | None, int | None]:
+    """``read_outputs_json`` with the line where the JSON broke, when known."""
     if len(data) > MAX_OUTPUTS_BYTES:
-        return None, f"{OUTPUTS_JSON} is over {shown_limit(OUTPUTS_JSON)}"
-    value, why = load_json(data)
-    return (value, None) if why is None else (None, f"{OUTPUTS_JSON} {why}")
+        return None, f"{OUTPUTS_JSON} is over {shown_limit(OUTPUTS_JSON)}", None
+    value, why, line = parse_json(data)
+    return (value, None, None) if why is None else (None, f"{OUTPUTS_JSON} {why}", line)
 
 
 def _json_line(text: str, key: str) -> int | None:
