@@ -14,6 +14,7 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
+from . import layout
 from .gitrun import git_or_none
 
 _GIT_TIMEOUT_S = 60
@@ -36,7 +37,9 @@ def _git(root: Path, *args: str) -> str | None:
 
 def _git_times(root: Path) -> dict[str, datetime]:
     """Last commit time of every committed file under logbooks/ (paths relative to root)."""
-    log = _git(root, "log", "--format=%x00%ct", "--name-only", "--relative", "--", "logbooks")
+    log = _git(
+        root, "log", "--format=%x00%ct", "--name-only", "--relative", "--", layout.LOGBOOKS_DIR
+    )
     times: dict[str, datetime] = {}
     when: datetime | None = None
     for line in (log or "").splitlines():
@@ -49,7 +52,7 @@ def _git_times(root: Path) -> dict[str, datetime]:
 
 def _git_dirty(root: Path) -> set[str]:
     """Files under logbooks/ whose working copy differs from the last commit."""
-    status = _git(root, "status", "--porcelain", "--untracked-files=all", "--", "logbooks")
+    status = _git(root, "status", "--porcelain", "--untracked-files=all", "--", layout.LOGBOOKS_DIR)
     prefix = _git(root, "rev-parse", "--show-prefix") or ""
     prefix = prefix.strip()
     dirty = set()
@@ -87,7 +90,7 @@ def pull_numbers(root: Path) -> dict[str, int]:
         "--name-only",
         "--relative",
         "--",
-        "logbooks",
+        layout.LOGBOOKS_DIR,
     )
     found: dict[str, int] = {}
     number: int | None = None

@@ -119,7 +119,7 @@ def check_logbook(
             else bool(runnable and book.reproduce and book.reproduce.hardware == "cpu")
         )
         with tempfile.TemporaryDirectory(prefix="reproaudit-check-") as tmp:
-            reruns = Path(tmp) / "reruns"
+            reruns = Path(tmp) / layout.RERUNS_DIR
             paper = corpus.paper(paper_id)
             if book is not None and paper is not None:
                 problems += logbook_hints(paper, book, rel, _line_of(corpus, rel))
@@ -154,7 +154,7 @@ def check_logbook(
                 numbers = "local_rerun" if record and record.status == "passed" else None
                 verdicts.append(artifact_verdict(verdict, numbers or "self_reported"))
     head, committed = head_of(
-        repo, [rel, layout.writeup_rel(paper_id, logbook_id), f"logbooks/{paper_id}/{logbook_id}"]
+        repo, [rel, layout.writeup_rel(paper_id, logbook_id), layout.code_rel(paper_id, logbook_id)]
     )
     artifact = Artifact.model_validate(
         {

@@ -140,8 +140,8 @@ def writeup_rel(paper: str, logbook: str) -> str:
 
 
 def code_rel(paper: str, logbook: str) -> str:
-    """A logbook's code folder (``code: {path: <logbook>/}``), without a trailing slash."""
-    return f"logbooks/{paper}/{logbook}"
+    """A logbook's own folder (``code: {path: <logbook>/}``), without a trailing slash."""
+    return f"{LOGBOOKS_DIR}/{paper}/{logbook}"
 
 
 def rerun_rel(paper: str, logbook: str) -> str:
@@ -162,3 +162,16 @@ def logbook_key(rel: str) -> tuple[str, str] | None:
     """(paper, logbook) of a logbook's YAML path, or None when ``rel`` is not one."""
     data = classify(rel)
     return data.key if data is not None and data.kind == "logbook" else None
+
+
+CLAIMS_DIR, LOGBOOKS_DIR, VERDICTS_DIR = DATA_DIRS
+
+
+def paper_rel(venue_slug: str, paper: str) -> str:
+    """A paper file, under its venue's folder (``slug`` of the venue's name)."""
+    return f"{CLAIMS_DIR}/{venue_slug}/{paper}.yaml"
+
+
+def in_paper_logbooks(paper: str, rel: str) -> str:
+    """A path inside ``logbooks/<paper>/``: a code folder, a requirements file."""
+    return f"{LOGBOOKS_DIR}/{paper}/{rel}"

@@ -69,7 +69,8 @@ def explain_missing(outputs: Any, source: str) -> tuple[str, str] | None:
         tokens = JsonPointer(pointer).parts
     except JsonPointerException:
         return message, "a pointer starts with '/' and writes '~' as ~0, '/' in a key as ~1"
-    node, done = outputs, []
+    node: Any = outputs
+    done: list[str] = []
     for i, token in enumerate(tokens):
         found, child = _step(node, token)
         if found:

@@ -117,7 +117,7 @@ def code_rel(book: Logbook, paper: str, logbook: str) -> str | None:
     if book.code is None or book.code.path is None:
         return None
     clean = _clean(book.code.path, logbook)
-    return None if clean is None else f"logbooks/{paper}/{clean}"
+    return None if clean is None else layout.in_paper_logbooks(paper, clean)
 
 
 def requirements_rel(book: Logbook, paper: str, logbook: str) -> str | None:
@@ -125,7 +125,7 @@ def requirements_rel(book: Logbook, paper: str, logbook: str) -> str | None:
     if book.reproduce is None or book.reproduce.requirements is None:
         return None
     clean = _clean(book.reproduce.requirements, logbook)
-    return None if clean is None else f"logbooks/{paper}/{clean}"
+    return None if clean is None else layout.in_paper_logbooks(paper, clean)
 
 
 def inputs_in_folder(

@@ -461,14 +461,14 @@ def _check_code_path(
             )
         ]
     # resolve the paper folder, not the logbook folder: that one may itself be a link
-    base = (root / "logbooks" / paper).resolve() / logbook
-    target = root / "logbooks" / paper / clean
+    base = (root / layout.LOGBOOKS_DIR / paper).resolve() / logbook
+    target = root / layout.in_paper_logbooks(paper, clean)
     if not target.exists():
         return [
             problem(
                 P.MISSING_CODE_PATH,
                 loc,
-                f"logbooks/{paper}/{clean} does not exist",
+                f"{layout.in_paper_logbooks(paper, clean)} does not exist",
                 "add the code to the pull request, or use `code: {repo: ..., commit: ...}`",
             )
         ]
@@ -533,8 +533,8 @@ def _check_environment(root: Path, paper: str, logbook: str, reproduce, problem)
     req = reproduce.requirements
     if req is not None:
         clean = clean_logbook_path(req, logbook)
-        base = (root / "logbooks" / paper).resolve() / logbook
-        path = root / "logbooks" / paper / (clean or "")
+        base = (root / layout.LOGBOOKS_DIR / paper).resolve() / logbook
+        path = root / layout.in_paper_logbooks(paper, clean or "")
         if clean is None or not inside(str(path), str(base)):
             out.append(
                 problem(
@@ -550,7 +550,7 @@ def _check_environment(root: Path, paper: str, logbook: str, reproduce, problem)
                 problem(
                     P.REQUIREMENTS_NOT_ALLOWED,
                     ("reproduce", "requirements"),
-                    f"logbooks/{paper}/{clean} is not a file",
+                    f"{layout.in_paper_logbooks(paper, clean)} is not a file",
                     "add the requirements file to the pull request, beside the logbook",
                 )
             )
@@ -627,7 +627,7 @@ def _below(root: Path, rels: set[str]) -> list[str]:
     for rel in rels:
         data = layout.classify(rel)
         if data is not None and data.kind == "logbook":
-            named |= {layout.writeup_rel(*data.key), f"logbooks/{data.key[0]}/{data.key[1]}"}
+            named |= {layout.writeup_rel(*data.key), layout.code_rel(*data.key)}
     out = []
     for rel in sorted(named):
         out.append(rel)
@@ -642,7 +642,7 @@ def _below(root: Path, rels: set[str]) -> list[str]:
 def _owner(rel: str) -> str:
     """Map a write-up or code file to the logbook it belongs to."""
     parts = PurePosixPath(rel).parts
-    if len(parts) >= 3 and parts[0] == "logbooks":
+    if len(parts) >= 3 and parts[0] == layout.LOGBOOKS_DIR:
         if len(parts) == 3 and parts[2].endswith(".md"):
             return layout.logbook_rel(parts[1], parts[2][: -len(".md")])
         if len(parts) > 3:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from .. import layout
 from ..beneath import read_capped
 from ..errors import ReproauditError
 from ..layout import RUN_JSON
@@ -73,7 +74,7 @@ def plan_from_text(paper: str, logbook: str, text: str | None) -> RerunPlan:
     """``plan_for`` of a logbook given as YAML text (None: deleted by the pull request)."""
     if text is None:
         return RerunPlan(paper, logbook, "none", "the pull request deletes it")
-    rel = f"logbooks/{paper}/{logbook}.yaml"
+    rel = layout.logbook_rel(paper, logbook)
     try:
         book = to_model(parse_yaml(text, rel), Logbook)
     except ReproauditError:
@@ -85,7 +86,7 @@ def plan_books(
     books: Iterable[tuple[str, str]], read: Callable[[str], str | None]
 ) -> list[RerunPlan]:
     """A plan per (paper, logbook); ``read(rel)`` gives a logbook file's text at the head."""
-    return [plan_from_text(p, lb, read(f"logbooks/{p}/{lb}.yaml")) for p, lb in sorted(books)]
+    return [plan_from_text(p, lb, read(layout.logbook_rel(p, lb))) for p, lb in sorted(books)]
 
 
 def render_plans(plans: list[RerunPlan]) -> list[str]:

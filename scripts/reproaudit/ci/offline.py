@@ -22,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .. import layout
 from ..errors import ReadOnlyError, ReproauditError
 from .changes import BlobReader, tree_changes
 
@@ -154,6 +155,6 @@ def describe(outcome: dict[str, Any], default_backend: str = "local") -> list[st
     if record:
         lines.append(
             f"append a {record.get('kind')} ({record.get('stance')} {record.get('claim')}) to "
-            f"verdicts/{record.get('paper')}/reviews.yaml through ci push, then start site.yml"
+            f"{layout.reviews_rel(str(record.get('paper')))} through ci push, then start site.yml"
         )
     return lines

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
+from .. import layout
 from .. import problems as P
 from ..beneath import fresh_folder, read_file, write_file
 from ..errors import InputError
@@ -84,7 +85,7 @@ def fetch_pr_files(
     with BlobReader(repo_dir) as reader:
         for mode, path in sorted(entries, key=lambda e: e[1]):
             data = reader.read(sha, path)
-            if data is None or PurePosixPath(path).parts[0] != "logbooks":
+            if data is None or PurePosixPath(path).parts[0] != layout.LOGBOOKS_DIR:
                 continue
             total += len(data)
             if total > MAX_CHANGE_BYTES:

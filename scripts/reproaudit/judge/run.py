@@ -546,7 +546,7 @@ def judge_repo(
     halt = halt or Halt(deadline)
     summary = JudgeSummary()
     with repo_lock(root, halt, lock):
-        sweep_temp_files(root / "verdicts")  # what a killed judge left half-written
+        sweep_temp_files(root / layout.VERDICTS_DIR)  # what a killed judge left half-written
         docs = judge_corpus(
             Corpus(root),
             judge,

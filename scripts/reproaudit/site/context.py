@@ -14,6 +14,7 @@ import re
 from collections import Counter, defaultdict
 from typing import Any
 
+from .. import layout
 from ..fold import BUCKETS, CLAIM_FOLDS, stats
 from ..judge.points import rerun_number, rerun_sweep
 from ..models import Claim, Review, Target, VerdictFile
@@ -61,7 +62,7 @@ def person_url(handle: str) -> str:
 
 
 def rerun_path(key: Key, name: str) -> str:
-    return f"reruns/{key[0]}/{key[1]}/{name}"
+    return f"{layout.rerun_rel(*key)}/{name}"
 
 
 def page_of(base: str, number: int) -> str:
@@ -383,7 +384,7 @@ def logbook_context(data: SiteData, key: Key) -> LogbookPage:
     code_url = None
     if code is not None and code.path:
         folder = code.path.strip("/")
-        code_url = _github_file(data, f"logbooks/{key[0]}/{folder}", tree=True)
+        code_url = _github_file(data, layout.in_paper_logbooks(key[0], folder), tree=True)
     elif code is not None and code.repo and code.commit and "github.com" in code.repo:
         code_url = f"{code.repo.rstrip('/')}/tree/{code.commit}"
     run = rerun.run if rerun else None
@@ -411,14 +412,12 @@ def logbook_context(data: SiteData, key: Key) -> LogbookPage:
         if run
         else RunView(),
         links=LogbookLinks(
-            logbook=_github_file(data, f"logbooks/{key[0]}/{key[1]}.yaml"),
-            writeup=_github_file(data, f"logbooks/{key[0]}/{key[1]}.md")
-            if key in data.writeups
-            else None,
+            logbook=_github_file(data, layout.logbook_rel(*key)),
+            writeup=_github_file(data, layout.writeup_rel(*key)) if key in data.writeups else None,
             code=code_url,
-            verdict=_github_file(data, f"verdicts/{key[0]}/{key[1]}.yaml") if verdict else None,
+            verdict=_github_file(data, layout.verdict_rel(*key)) if verdict else None,
             pull_request=data.pull_requests.get(key),
-            history=_github_history(data, f"logbooks/{key[0]}/{key[1]}.yaml"),
+            history=_github_history(data, layout.logbook_rel(*key)),
         ),
         commit=data.commit,
         cite=cite_verdict(data, key) if verdict else None,
