@@ -25,14 +25,14 @@ KEY = ("Tq7mV2pLx0", "ann-1")
 BOOK = "logbooks/Tq7mV2pLx0/ann-1.yaml"
 
 
-def with_outputs(repo: Path, outputs: dict) -> Path:
+def with_outputs(repo: Path, outputs: dict, status: str = "passed") -> Path:
     """ann-1 with a sweep read from the re-run, and a current record holding ``outputs``."""
     book = repo / BOOK
     text = book.read_text().replace(
         "measured: [1.1, 1.2, 1.2]}", 'measured: [1.1, 1.2, 1.2], source: "outputs:/C3/sweep"}'
     )
     book.write_text(text)
-    write_current_rerun(repo, *KEY, outputs=json.dumps(outputs).encode())
+    write_current_rerun(repo, *KEY, status, outputs=json.dumps(outputs).encode())
     return repo
 
 
@@ -78,3 +78,13 @@ def test_numbers_the_judge_uses_are_the_numbers_shown(mini_repo: Path) -> None:
     assert "missing_outputs" not in flags["C1"] + flags["C3"]
     assert shown["C1"] == ([0.95], None)
     assert shown["C3"] == ([], [(10.0, 1.1), (100.0, 1.2), (1000.0, 1.25)])
+
+
+def test_a_failed_rerun_shows_no_numbers(mini_repo: Path) -> None:
+    """A failed re-run verifies nothing: the judge reads no number from it, nor does the page."""
+    sweep = {"values": [10, 100, 1000], "measured": [1.1, 1.2, 1.25]}
+    repo = with_outputs(mini_repo, {"C1": {"accuracy": 0.95}, "C3": {"sweep": sweep}}, "failed")
+    flags, shown = judged_and_shown(repo)
+    assert "rerun_failed" in flags["C1"]
+    assert shown["C1"] == ([None], None)
+    assert shown["C3"] == ([], None)

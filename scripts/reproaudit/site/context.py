@@ -317,8 +317,8 @@ def _measurements(result: Any, rerun: Any) -> list[dict[str, Any]]:
     out = []
     for m in result.measurements if result else []:
         rerun_value = None
-        if m.source and rerun is not None and rerun.outputs is not None:
-            rerun_value = rerun_number(rerun.outputs, m.source)  # the judge's own reading
+        if m.source and rerun is not None and rerun.numbers is not None:
+            rerun_value = rerun_number(rerun.numbers, m.source)  # the judge's own reading
         out.append({"m": m, "typed": m.value, "rerun": rerun_value})
     return out
 
@@ -326,9 +326,9 @@ def _measurements(result: Any, rerun: Any) -> list[dict[str, Any]]:
 def _sweep_rerun(result: Any, rerun: Any) -> list[tuple[Any, Any]] | None:
     """(parameter, measured) pairs the re-run produced for the result's sweep, if any."""
     sweep = result.sweep if result else None
-    if sweep is None or not sweep.source or rerun is None or rerun.outputs is None:
+    if sweep is None or not sweep.source or rerun is None or rerun.numbers is None:
         return None
-    pairs = rerun_sweep(rerun.outputs, sweep.source)  # the judge's own reading
+    pairs = rerun_sweep(rerun.numbers, sweep.source)  # the judge's own reading
     return list(pairs) if pairs is not None else None
 
 

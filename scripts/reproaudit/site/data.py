@@ -40,6 +40,12 @@ class StoredRerun:
     files: dict[str, bytes]  # file name -> bytes, published beside the logbook page
     outputs: Any = None  # parsed outputs.json, for the re-run numbers
 
+    @property
+    def numbers(self) -> Any:
+        """The outputs the judge reads numbers from: those of a passed re-run only (a
+        failed or timed-out one verifies nothing, ``rerun_failed``), else None."""
+        return self.outputs if self.run is not None and self.run.status == "passed" else None
+
 
 def load_rerun(corpus: Corpus, folder: Path) -> StoredRerun | None:
     """The record in ``folder`` through ``corpus`` and the judge's reader (``rerun_files``):
