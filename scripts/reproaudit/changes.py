@@ -11,9 +11,11 @@ Unknown stays unknown (``None``): the fold then falls back to natural order.
 from __future__ import annotations
 
 import re
-import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
+
+from . import layout
+from .gitrun import git_or_none
 
 _GIT_TIMEOUT_S = 60
 
@@ -30,22 +32,14 @@ def logbook_change_times(root: Path, rels: list[str]) -> dict[str, datetime | No
 
 
 def _git(root: Path, *args: str) -> str | None:
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), *args],
-            capture_output=True,
-            text=True,
-            timeout=_GIT_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout if done.returncode == 0 else None
+    return git_or_none(root, *args, timeout=_GIT_TIMEOUT_S)
 
 
 def _git_times(root: Path) -> dict[str, datetime]:
     """Last commit time of every committed file under logbooks/ (paths relative to root)."""
-    log = _git(root, "log", "--format=%x00%ct", "--name-only", "--relative", "--", "logbooks")
+    log = _git(
+        root, "log", "--format=%x00%ct", "--name-only", "--relative", "--", layout.LOGBOOKS_DIR
+    )
     times: dict[str, datetime] = {}
     when: datetime | None = None
     for line in (log or "").splitlines():
@@ -58,7 +52,7 @@ def _git_times(root: Path) -> dict[str, datetime]:
 
 def _git_dirty(root: Path) -> set[str]:
     """Files under logbooks/ whose working copy differs from the last commit."""
-    status = _git(root, "status", "--porcelain", "--untracked-files=all", "--", "logbooks")
+    status = _git(root, "status", "--porcelain", "--untracked-files=all", "--", layout.LOGBOOKS_DIR)
     prefix = _git(root, "rev-parse", "--show-prefix") or ""
     prefix = prefix.strip()
     dirty = set()
@@ -96,7 +90,7 @@ def pull_numbers(root: Path) -> dict[str, int]:
         "--name-only",
         "--relative",
         "--",
-        "logbooks",
+        layout.LOGBOOKS_DIR,
     )
     found: dict[str, int] = {}
     number: int | None = None

@@ -10,8 +10,6 @@ log tail; without one, the verdicts are marked provisional.
 
 from __future__ import annotations
 
-import json
-import subprocess
 import tempfile
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -23,8 +21,10 @@ from . import layout
 from . import problems as P
 from .ci.autorerun import plan_for
 from .ci.report import SCHEMA, Artifact, LocalRerun, Report, artifact_verdict, build_report
+from .gitrun import git_or_none
 from .hints import empty_claims, logbook_hints, rerun_hints
 from .judge.run import judge_in_memory
+from .layout import OUTPUTS_JSON
 from .loader import field_path
 from .logbook_arg import resolve_logbook
 from .models import Logbook, parse_duration
@@ -32,6 +32,7 @@ from .pointers import explain_missing
 from .problems import Problem
 from .repo import Corpus
 from .reproduce import WrittenRecord, reproduce_logbook
+from .rerun_files import read_outputs_json
 from .validate import validate_repo
 
 NO_SHA = "0" * 40
@@ -48,12 +49,7 @@ class CheckResult:
 
 
 def _git(repo: Path, *args: str) -> str | None:
-    try:
-        return subprocess.run(
-            ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
-        ).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return None
+    return git_or_none(repo, *args)
 
 
 def head_of(repo: Path, paths: list[str]) -> tuple[str, bool]:
@@ -123,7 +119,7 @@ def check_logbook(
             else bool(runnable and book.reproduce and book.reproduce.hardware == "cpu")
         )
         with tempfile.TemporaryDirectory(prefix="reproaudit-check-") as tmp:
-            reruns = Path(tmp) / "reruns"
+            reruns = Path(tmp) / layout.RERUNS_DIR
             paper = corpus.paper(paper_id)
             if book is not None and paper is not None:
                 problems += logbook_hints(paper, book, rel, _line_of(corpus, rel))
@@ -145,10 +141,11 @@ def check_logbook(
                         run.log_tail,
                         _line_of(corpus, rel),
                     )
-                outputs_file = reruns / paper_id / logbook_id / "outputs.json"
+                outputs_file = layout.rerun_folder(reruns, paper_id, logbook_id) / OUTPUTS_JSON
                 if record.status == "passed" and outputs_file.is_file() and book is not None:
-                    outputs = json.loads(outputs_file.read_bytes())
-                    problems += pointer_problems(corpus, rel, book, outputs)
+                    outputs, why = read_outputs_json(outputs_file.read_bytes())
+                    if why is None:
+                        problems += pointer_problems(corpus, rel, book, outputs)
             verdict, judge_problems = judge_in_memory(
                 repo, paper_id, logbook_id, reruns=reruns if record else None, corpus=corpus
             )
@@ -157,7 +154,7 @@ def check_logbook(
                 numbers = "local_rerun" if record and record.status == "passed" else None
                 verdicts.append(artifact_verdict(verdict, numbers or "self_reported"))
     head, committed = head_of(
-        repo, [rel, layout.writeup_rel(paper_id, logbook_id), f"logbooks/{paper_id}/{logbook_id}"]
+        repo, [rel, layout.writeup_rel(paper_id, logbook_id), layout.code_rel(paper_id, logbook_id)]
     )
     artifact = Artifact.model_validate(
         {

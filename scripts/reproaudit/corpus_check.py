@@ -24,17 +24,13 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from . import layout
 from . import problems as P
-from .judge.inputs import MAX_OUTPUTS_BYTES
-from .models import RunRecord, VerdictFile
+from .models import VerdictFile
 from .problems import Problem
 from .repo import Corpus
+from .rerun_files import LIMITS, read_outputs_at, read_run_json
 from .validate import validate_repo
-
-RERUN_FILES = ("run.json", "outputs.json")
 
 
 @dataclass
@@ -102,7 +98,7 @@ def check_corpus(root: Path) -> CorpusCheck:
     problems += duplicate_verdict_entries(corpus)
     problems += rerun_problems(root, corpus)
     flagged = {p.path for p in problems}
-    reruns = root / "reruns"
+    reruns = root / layout.RERUNS_DIR
     problems += verdict_input_problems(corpus, reruns if reruns.is_dir() else None, flagged)
     return CorpusCheck(problems)
 
@@ -131,89 +127,68 @@ def duplicate_verdict_entries(corpus: Corpus) -> list[Problem]:
 
 
 def rerun_problems(root: Path, corpus: Corpus) -> list[Problem]:
-    """Re-run records that do not parse as JSON objects or belong to no logbook."""
+    """Re-run records the judge cannot read (``rerun_files``: its limits, its model) or that
+    belong to no logbook."""
     out = []
-    top = root / "reruns"
+    top = root / layout.RERUNS_DIR
     if not top.is_dir():
         return out
-    for run in sorted(top.glob("*/*/run.json")):
+    for run in sorted(top.glob(f"*/*/{layout.RUN_JSON}")):
         paper, logbook = run.parent.parent.name, run.parent.name
         if paper.startswith(".") or logbook.startswith("."):
             continue  # a record being replaced (reproduce.record.replace_folder), not one
-        folder = f"reruns/{paper}/{logbook}"
+        folder = layout.rerun_rel(paper, logbook)
         if corpus.logbook_path(paper, logbook) is None:
             out.append(
                 Problem(
                     P.UNKNOWN_LOGBOOK,
-                    f"{folder}/run.json",
+                    f"{folder}/{layout.RUN_JSON}",
                     None,
                     None,
                     f"no logbook at {layout.logbook_rel(paper, logbook)} for this re-run record",
                     "delete the record, or restore the logbook",
                 )
             )
-        for name in RERUN_FILES:
+        for name in layout.RECORD_FILES:
             path = run.parent / name
             rel = f"{folder}/{name}"
-            blob = corpus.blob(path, MAX_OUTPUTS_BYTES)  # the judge's reader: no link followed
+            blob = corpus.blob(path, LIMITS[name])  # the judge's reader: no link followed
             out.extend(corpus.refused.get(path, []))
             if blob is None:
                 continue
-            if not blob.complete:
+            if not blob.complete or len(blob.raw) > LIMITS[name]:
                 out.append(
                     Problem(P.FILE_TOO_LARGE, rel, None, None, "larger than the judge reads")
                 )
                 continue
-            try:
-                data = json.loads(blob.raw)
-            except (ValueError, UnicodeDecodeError) as exc:
-                out.append(
-                    Problem(
-                        P.INVALID_VALUE,
-                        rel,
-                        getattr(exc, "lineno", None),
-                        None,
-                        f"not JSON: {str(exc)[:200]}",
-                        "re-run records are written by CI; restore the file from git history "
-                        "or re-run the logbook",
-                    )
-                )
-                continue
-            if name == "run.json" and not isinstance(data, dict):
-                out.append(Problem(P.INVALID_VALUE, rel, None, None, "not a JSON object"))
-            elif name == "run.json":
-                out.extend(_run_record_problems(rel, path.read_text("utf-8", "replace"), data))
+            out.extend(_record_file_problems(rel, name, blob.raw))
     return out
 
 
-def _run_record_problems(rel: str, text: str, data: dict) -> list[Problem]:
-    """``run.json`` against the one model that writes and reads it (``RunRecord``)."""
-    try:
-        RunRecord.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = [str(part) for part in first["loc"]]
-        return [
-            Problem(
-                P.RUN_RECORD_INVALID,
-                rel,
-                _json_line(text, loc[0]) if loc else None,
-                ".".join(loc) or None,
-                f"{first['msg']}"
-                + (f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""),
-                "re-run records are written by `reproaudit reproduce`; restore the file from "
-                "git history or re-run the logbook",
-            )
-        ]
-    return []
-
-
-def _json_line(text: str, key: str) -> int | None:
-    """The line of ``"key":`` in a JSON text (first one), for a problem's location."""
-    at = text.find(json.dumps(key) + ":")
-    if at < 0:
-        at = text.find(json.dumps(key))
-    return text.count("\n", 0, at) + 1 if at >= 0 else None
+def _record_file_problems(rel: str, name: str, raw: bytes) -> list[Problem]:
+    """One record file as the judge reads it; each refusal as a problem with its line."""
+    restore = (
+        "re-run records are written by CI; restore the file from git history or re-run the logbook"
+    )
+    if name == layout.OUTPUTS_JSON:
+        _, why, line = read_outputs_at(raw)
+        return [] if why is None else [Problem(P.INVALID_VALUE, rel, line, None, why, restore)]
+    read = read_run_json(raw)
+    if read.why is None:
+        return []
+    if read.kind != "invalid":
+        return [Problem(P.INVALID_VALUE, rel, read.line, None, read.why, restore)]
+    return [
+        Problem(
+            P.RUN_RECORD_INVALID,
+            rel,
+            read.line,
+            read.field,
+            read.detail + (f" (and {read.more} more)" if read.more else ""),
+            "re-run records are written by `reproaudit reproduce`; restore the file from "
+            "git history or re-run the logbook",
+        )
+    ]
 
 
 def verdict_input_problems(
@@ -245,7 +220,7 @@ def verdict_input_problems(
         def problem(code: str, loc: tuple, message: str, hint: str, doc=doc, path=path) -> Problem:
             return Problem(code, path.rel, doc.line_of(loc), ".".join(map(str, loc)), message, hint)
 
-        record = f"reruns/{verdict.paper}/{verdict.logbook}/run.json"
+        record = layout.run_json_rel(verdict.paper, verdict.logbook)
         if verdict.rerun is not None and case.record is None:
             out.append(
                 problem(

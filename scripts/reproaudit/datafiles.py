@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from . import models as M
+from .pointers import SOURCE_PATTERN
 from .problems import REFERENCE_PAGE
 
 PAGE = REFERENCE_PAGE
@@ -104,7 +105,7 @@ _PATTERNS = {
     M.LOGBOOK_ID_PATTERN: "logbook id",
     M.CLAIM_ID_PATTERN: "claim id",
     M.GITHUB_PATTERN: "GitHub handle",
-    r"^outputs:(/.*)?$": "outputs:<JSON pointer>",
+    SOURCE_PATTERN: "outputs:<JSON pointer>",
 }
 _SCALARS = {str: "text", int: "integer", float: "number", bool: "true or false"}
 

@@ -9,7 +9,10 @@ or a ``#`` start one, so every value goes through one of these builders:
 - ``yaml_plain``: the same, unquoted when the value is a simple id;
 - ``one_line``: text for a one-line comment (YAML or Python) that cannot end
   its line or hide what it says;
-- ``python_str``: a Python string literal that evaluates to the value.
+- ``python_str``: a Python string literal that evaluates to the value;
+- ``strip_controls``: untrusted text shown to a person (a terminal, a Markdown
+  comment) without the characters that move a cursor, recolour a terminal or
+  reorder what is read.
 """
 
 from __future__ import annotations
@@ -24,6 +27,12 @@ _NOT_YAML_SAFE = re.compile(
     "[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff\ufffe\uffff]"
 )
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# The one set of characters stripped from untrusted text shown to a person: C0 controls but
+# tab and newline (a carriage return overwrites a line), DEL and C1 (escape sequences: ESC,
+# CSI), zero-width characters, and the bidi marks, embeddings, overrides and isolates.
+CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]"
+)
 
 
 def yaml_scalar(value: Any) -> str:
@@ -77,6 +86,11 @@ def one_line(value: Any, width: int = 400) -> str:
     text = str(value)[: width * 4]  # clipped below anyway; bounds the work on huge values
     flat = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
     return clip(flat, width)
+
+
+def strip_controls(text: object) -> str:
+    """``str(text)`` without the characters of ``CONTROL``; tabs and newlines stay."""
+    return CONTROL.sub("", str(text))
 
 
 def python_str(value: Any) -> str:

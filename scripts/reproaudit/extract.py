@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from . import layout
 from . import problems as P
 from .boundedjson import loads
 from .errors import EndpointError, InputError, ReproauditError, SettingError
@@ -240,7 +241,7 @@ def _check_sizes(reply: Any) -> None:
 
 def draft_path(paper_id: str, venue: str) -> str:
     """Where the drafted paper file goes, relative to the repository."""
-    return f"claims/{slug(venue)}/{paper_id}.yaml"
+    return layout.paper_rel(slug(venue), paper_id)
 
 
 def extract_claims(

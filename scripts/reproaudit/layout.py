@@ -7,6 +7,7 @@ agree on it:
     logbooks/<paper>/<logbook>.yaml      logbook (write-up <logbook>.md, code <logbook>/)
     verdicts/<paper>/<logbook>.yaml      verdict file
     verdicts/<paper>/reviews.yaml        reviews and author responses
+    reruns/<paper>/<logbook>/            re-run record: run.json, outputs.json
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from typing import Literal
 FileKind = Literal["paper", "logbook", "verdict", "reviews"]
 DATA_DIRS = ("claims", "logbooks", "verdicts")
 REVIEWS_NAME = "reviews.yaml"
+RERUNS_DIR = "reruns"
+RUN_JSON = "run.json"
+OUTPUTS_JSON = "outputs.json"
+RECORD_FILES = (RUN_JSON, OUTPUTS_JSON)  # what a re-run record folder holds
 
 
 @dataclass(frozen=True, order=True)
@@ -132,3 +137,41 @@ def reviews_rel(paper: str) -> str:
 
 def writeup_rel(paper: str, logbook: str) -> str:
     return f"logbooks/{paper}/{logbook}.md"
+
+
+def code_rel(paper: str, logbook: str) -> str:
+    """A logbook's own folder (``code: {path: <logbook>/}``), without a trailing slash."""
+    return f"{LOGBOOKS_DIR}/{paper}/{logbook}"
+
+
+def rerun_rel(paper: str, logbook: str) -> str:
+    """A logbook's stored re-run record folder, relative to the repository."""
+    return f"{RERUNS_DIR}/{paper}/{logbook}"
+
+
+def run_json_rel(paper: str, logbook: str) -> str:
+    return f"{rerun_rel(paper, logbook)}/{RUN_JSON}"
+
+
+def rerun_folder(reruns: Path, paper: str, logbook: str) -> Path:
+    """A record's folder under a re-runs folder (``reruns/`` or ``reproduce --out``)."""
+    return Path(reruns) / paper / logbook
+
+
+def logbook_key(rel: str) -> tuple[str, str] | None:
+    """(paper, logbook) of a logbook's YAML path, or None when ``rel`` is not one."""
+    data = classify(rel)
+    return data.key if data is not None and data.kind == "logbook" else None
+
+
+CLAIMS_DIR, LOGBOOKS_DIR, VERDICTS_DIR = DATA_DIRS
+
+
+def paper_rel(venue_slug: str, paper: str) -> str:
+    """A paper file, under its venue's folder (``slug`` of the venue's name)."""
+    return f"{CLAIMS_DIR}/{venue_slug}/{paper}.yaml"
+
+
+def in_paper_logbooks(paper: str, rel: str) -> str:
+    """A path inside ``logbooks/<paper>/``: a code folder, a requirements file."""
+    return f"{LOGBOOKS_DIR}/{paper}/{rel}"

@@ -38,6 +38,7 @@ from .models import (
     ReviewsFile,
     field_names,
 )
+from .pointers import SOURCE_PATTERN
 from .problems import Problem
 
 try:  # libyaml's C parser is several times faster; fall back to pure Python.
@@ -377,7 +378,6 @@ def _build(text: str, rel: str) -> Document:
 
 _NO_KEY = object()
 
-SOURCE_PATTERN = r"^outputs:(/.*)?$"
 # every `pattern=` of the models, in words (a test keeps this complete)
 PATTERN_WORDS = {
     SOURCE_PATTERN: "a source is 'outputs:' followed by a JSON pointer into the re-run's "
@@ -479,7 +479,9 @@ def pattern_message(pattern: str, value: Any) -> tuple[str, str | None]:
     if expected is None:
         return f"{value!r} does not have the expected form ({pattern})", None
     hint = None
-    if pattern == SOURCE_PATTERN and isinstance(value, str):
+    if pattern == SOURCE_PATTERN and isinstance(value, str) and value.startswith("outputs:/"):
+        hint = "in a pointer, write '~' as ~0 and a '/' inside a key as ~1"
+    elif pattern == SOURCE_PATTERN and isinstance(value, str):
         fixed = "outputs:" + (value if value.startswith("/") else "/" + value.lstrip(":"))
         hint = f'did you mean source: "{fixed}"?'
     elif pattern == LOGBOOK_ID_PATTERN and isinstance(value, str) and value.lower() != value:

@@ -28,6 +28,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from .pointers import SOURCE_PATTERN
 from .units import UnitError, parse_unit
 
 Kind = Literal["empirical", "efficiency", "theoretical", "qualitative"]
@@ -512,7 +513,7 @@ class Measurement(Model):
     """Where the number was measured: parameter values, e.g. {k: 1024}."""
     source: str | None = Field(
         None,
-        pattern=r"^outputs:(/.*)?$",
+        pattern=SOURCE_PATTERN,
         description="outputs:<JSON pointer> into reproduce.outputs; the re-run's number there "
         "is the one judged",
     )
@@ -535,7 +536,7 @@ class Sweep(Model):
     """The measured metric at each entry of values (the same length)."""
     unit: Unit | None = None
     """The unit of measured."""
-    source: str | None = Field(None, pattern=r"^outputs:(/.*)?$")
+    source: str | None = Field(None, pattern=SOURCE_PATTERN)
     """outputs:<JSON pointer> to an object {values: [...], measured: [...]} the re-run wrote."""
 
     @model_validator(mode="after")

@@ -54,7 +54,7 @@ def why_refused(rel: str, mode: str | None = None) -> str | None:
     Paths outside ``logbooks/`` are the ownership rule's business: None here.
     """
     parts = PurePosixPath(rel).parts
-    if parts[:1] != ("logbooks",):
+    if parts[:1] != (layout.LOGBOOKS_DIR,):
         return None
     dotted = next((p for p in parts[1:] if p.startswith(".")), None)
     if dotted is not None:
@@ -101,7 +101,8 @@ def disk_problems(root: Path, rels: Iterable[str] | None = None) -> list[Problem
     root = Path(root)
     out: list[Problem] = []
     if rels is None:
-        found = _walk(root, "logbooks")  # enters real folders only: nothing above is a link
+        # enters real folders only: nothing above is a link
+        found = _walk(root, layout.LOGBOOKS_DIR)
     else:
         found = [(rel, _lstat_kind(root, rel)) for rel in sorted(set(rels))]
     reported: set[str] = set()

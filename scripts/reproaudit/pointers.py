@@ -1,9 +1,14 @@
-"""Did-you-mean for ``outputs:`` pointers, against the keys a re-run actually wrote.
+"""``outputs:`` pointers: the one RFC 6901 resolver, and did-you-mean for those that miss.
 
-A measurement's ``source: "outputs:/C2/imbalence"`` that resolves to nothing makes
-the claim inconclusive (``missing_outputs``). When a re-run's outputs are at hand,
-``check`` tells the contributor which key was meant instead of leaving them to
-diff JSON by eye.
+A measurement's ``source: "outputs:/C2/x"`` is a JSON pointer into the file the
+re-run wrote. The judge, the site and ``reproaudit check`` resolve it here, with
+the ``jsonpointer`` library, so they agree on every edge of RFC 6901: a list
+index is ``0`` or digits without a leading zero (``01`` and ``²`` index nothing),
+``-`` is past the end (nothing), and ``~`` appears only as ``~0`` or ``~1``.
+``SOURCE_PATTERN`` is that syntax as the models' pattern, so ``validate``
+refuses what the library would refuse. A pointer that resolves to nothing makes
+the claim inconclusive (``missing_outputs``); when a re-run's outputs are at
+hand, ``check`` tells the contributor which key was meant (``explain_missing``).
 """
 
 from __future__ import annotations
@@ -11,37 +16,43 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
+from jsonpointer import EndOfList, JsonPointer, JsonPointerException
+
 PREFIX = "outputs:"
+# RFC 6901 section 3: each reference token is any character but '/' and '~', or ~0 / ~1
+SOURCE_PATTERN = r"^outputs:(/([^/~]|~[01])*)*$"
+
+MISSING = object()  # what a pointer that leads nowhere resolves to
 
 
-def _token(raw: str) -> str:
-    return raw.replace("~1", "/").replace("~0", "~")
+def resolve_pointer(document: Any, pointer: str) -> Any:
+    """RFC 6901 lookup of ``pointer`` (without ``outputs:``) in ``document``; ``MISSING``
+    when it is malformed or leads nowhere, the past-the-end index ``-`` included."""
+    try:
+        found = JsonPointer(pointer).resolve(document, MISSING)
+    except JsonPointerException:  # malformed: no leading "/", a bad "~" escape
+        return MISSING
+    return MISSING if isinstance(found, EndOfList) else found
+
+
+def resolve_source(outputs: Any, source: str) -> Any:
+    """A measurement's or sweep's ``source`` (``outputs:/...``) in the re-run's outputs."""
+    return resolve_pointer(outputs, source.removeprefix(PREFIX))
+
+
+def _step(node: Any, token: str) -> tuple[bool, Any]:
+    """One reference token, as ``jsonpointer`` takes it: (found, child)."""
+    if not isinstance(node, (dict, list)):
+        return False, None
+    try:
+        child = JsonPointer("").walk(node, token)
+    except JsonPointerException:  # a list index that is not one: "01", "²", "x", out of range
+        return False, None
+    return (False, None) if isinstance(child, EndOfList) else (True, child)
 
 
 def _escape(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
-
-
-def _step(node: Any, token: str) -> tuple[bool, Any]:
-    if isinstance(node, dict) and token in node:
-        return True, node[token]
-    if isinstance(node, list) and token.isdigit() and int(token) < len(node):
-        return True, node[int(token)]
-    return False, None
-
-
-def resolves(outputs: Any, pointer: str) -> bool:
-    """Whether the JSON pointer (without ``outputs:``) leads somewhere in ``outputs``."""
-    if pointer == "":
-        return True
-    if not pointer.startswith("/"):
-        return False
-    node = outputs
-    for raw in pointer[1:].split("/"):
-        found, node = _step(node, _token(raw))
-        if not found:
-            return False
-    return True
 
 
 def explain_missing(outputs: Any, source: str) -> tuple[str, str] | None:
@@ -50,14 +61,16 @@ def explain_missing(outputs: Any, source: str) -> tuple[str, str] | None:
     The hint names the closest pointer that does resolve, else the keys present
     where the pointer first leads nowhere.
     """
-    pointer = source[len(PREFIX) :] if source.startswith(PREFIX) else source
-    if resolves(outputs, pointer):
+    pointer = source.removeprefix(PREFIX)
+    if resolve_pointer(outputs, pointer) is not MISSING:
         return None
     message = f"{source!r} points at nothing in the outputs the re-run wrote"
-    if not pointer.startswith("/"):
-        return message, "a pointer starts with '/', e.g. outputs:/C1/accuracy"
-    tokens = [_token(raw) for raw in pointer[1:].split("/")]
-    node, done = outputs, []
+    try:
+        tokens = JsonPointer(pointer).parts
+    except JsonPointerException:
+        return message, "a pointer starts with '/' and writes '~' as ~0, '/' in a key as ~1"
+    node: Any = outputs
+    done: list[str] = []
     for i, token in enumerate(tokens):
         found, child = _step(node, token)
         if found:
@@ -70,11 +83,18 @@ def explain_missing(outputs: Any, source: str) -> tuple[str, str] | None:
         for guess in difflib.get_close_matches(token, keys, n=3, cutoff=0.6):
             candidate = [*done, guess, *tokens[i + 1 :]]
             text = "/" + "/".join(_escape(t) for t in candidate)
-            if resolves(outputs, text):
+            if resolve_pointer(outputs, text) is not MISSING:
                 return message, f"did you mean {PREFIX}{text}?"
         if not keys:
             kind = type(node).__name__ if node is not None else "null"
+            if isinstance(node, (dict, list)):
+                return message, f"at {here} the outputs hold an empty {kind}"
             return message, f"at {here} the outputs hold a {kind}, not an object or a list"
+        if isinstance(node, list):
+            return message, (
+                f"at {here} the outputs hold a list of {len(node)}: index it with 0 to "
+                f"{len(node) - 1}, in ASCII digits without a leading zero"
+            )
         shown = ", ".join(keys[:12]) + (f" and {len(keys) - 12} more" if len(keys) > 12 else "")
         return message, f"at {here} the outputs have: {shown}"
     return message, "check the pointer against the outputs file"

@@ -9,7 +9,6 @@ cannot move the cursor or recolour the terminal.
 
 from __future__ import annotations
 
-import re
 import textwrap
 import threading
 import time
@@ -18,8 +17,8 @@ from contextlib import contextmanager
 from typing import TextIO
 
 from .ci.report import PENDING, Report, log_lines, outcome_sentence, rerun_line, shorten
+from .escaping import strip_controls
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 _COLOURS = {"red": "31", "green": "32", "yellow": "33", "bold": "1", "dim": "2"}
 _VERDICT_COLOUR = {
     "verified": "green",
@@ -41,7 +40,7 @@ LOCAL_RERUN = (
 
 def clean(text: object) -> str:
     """Untrusted text for a terminal: control characters (escape sequences) removed."""
-    return _CONTROL.sub("", str(text))
+    return strip_controls(text)
 
 
 def render_terminal(report: Report, *, colour: bool = False) -> str:

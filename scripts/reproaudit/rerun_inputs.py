@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import layout
+from .errors import GitError
+from .gitrun import cat_file_batch, run_git
 from .models import Logbook
 
 CHUNK = 1 << 20
@@ -115,7 +117,7 @@ def code_rel(book: Logbook, paper: str, logbook: str) -> str | None:
     if book.code is None or book.code.path is None:
         return None
     clean = _clean(book.code.path, logbook)
-    return None if clean is None else f"logbooks/{paper}/{clean}"
+    return None if clean is None else layout.in_paper_logbooks(paper, clean)
 
 
 def requirements_rel(book: Logbook, paper: str, logbook: str) -> str | None:
@@ -123,7 +125,7 @@ def requirements_rel(book: Logbook, paper: str, logbook: str) -> str | None:
     if book.reproduce is None or book.reproduce.requirements is None:
         return None
     clean = _clean(book.reproduce.requirements, logbook)
-    return None if clean is None else f"logbooks/{paper}/{clean}"
+    return None if clean is None else layout.in_paper_logbooks(paper, clean)
 
 
 def inputs_in_folder(
@@ -212,26 +214,21 @@ class GitTree:
     def __init__(self, repo_dir: Path, commit: str, env: dict[str, str] | None = None) -> None:
         self.repo_dir, self.commit = Path(repo_dir), commit
         self._env = {**os.environ, **(env or {})}  # credentials for blobs fetched on demand
-        self._proc = subprocess.Popen(
-            ["git", "-C", str(repo_dir), "cat-file", "--batch"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=self._env,
-        )
+        self._proc = cat_file_batch(repo_dir, self._env)
 
-    def _git(self, *args: str) -> list[str]:
-        return ["git", "-C", str(self.repo_dir), *args]
+    def _ls_tree(self, *args: str, timeout: float) -> subprocess.CompletedProcess[bytes]:
+        try:
+            return run_git(
+                self.repo_dir, "ls-tree", *args, env=self._env, timeout=timeout, check=False
+            )
+        except GitError as exc:  # git missing or too slow: the tree cannot be read
+            raise TreeRefused(str(exc)) from None
 
     def entries(self, folder: str) -> list[tuple[str, str, str]]:
         """(mode, object id, path relative to ``folder``) of everything under ``folder``."""
         folder = folder.rstrip("/")
-        done = subprocess.run(
-            [*self._git("ls-tree", "-r", "-z", "--full-tree"), self.commit, "--", folder + "/"],
-            capture_output=True,
-            timeout=300,
-            check=False,
-            env=self._env,
+        done = self._ls_tree(
+            "-r", "-z", "--full-tree", self.commit, "--", folder + "/", timeout=300
         )
         if done.returncode != 0:
             raise TreeRefused(done.stderr.decode("utf-8", "replace").strip()[-300:])
@@ -273,13 +270,7 @@ class GitTree:
 
     def mode(self, rel: str) -> str | None:
         """The git mode of one path at the commit, or None when it is not there."""
-        done = subprocess.run(
-            [*self._git("ls-tree", "-z", "--full-tree"), self.commit, "--", rel],
-            capture_output=True,
-            timeout=120,
-            check=False,
-            env=self._env,
-        )
+        done = self._ls_tree("-z", "--full-tree", self.commit, "--", rel, timeout=120)
         item = done.stdout.decode("utf-8", "surrogateescape").split("\0")[0]
         return item.split()[0] if done.returncode == 0 and "\t" in item else None
 

@@ -51,8 +51,8 @@ def slug(text: str) -> str:
 
 def new_paper(root: Path, paper_id: str, title: str, venue: str) -> tuple[Path, str]:
     """Render a paper file; return its path and text (checked against the schema)."""
-    rel = f"claims/{slug(venue)}/{paper_id}.yaml"
-    claims = root / "claims"
+    rel = layout.paper_rel(slug(venue), paper_id)
+    claims = root / layout.CLAIMS_DIR
     taken = (
         [p for p in claims.glob(f"*/{paper_id}.yaml") if p != root / rel] if claims.is_dir() else []
     )
@@ -119,7 +119,7 @@ def new_logbook(
     )
     to_model(parse_yaml(text, rel), Logbook)
     script = _env().get_template("reproduce.py.j2").render(paper=paper, logbook_id=logbook_id)
-    return {root / rel: text, root / "logbooks" / paper_id / logbook_id / "reproduce.py": script}
+    return {root / rel: text, root / layout.code_rel(paper_id, logbook_id) / "reproduce.py": script}
 
 
 def _require_paper(corpus: Corpus, paper_id: str) -> PaperFile:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -22,6 +21,8 @@ from pathlib import Path, PurePosixPath
 
 from . import layout
 from . import problems as P
+from .errors import GitError
+from .gitrun import run_git
 from .layout import DataPath
 from .models import Logbook, PaperFile, ReviewsFile, VerdictFile
 from .pathrule import disk_problems
@@ -460,14 +461,14 @@ def _check_code_path(
             )
         ]
     # resolve the paper folder, not the logbook folder: that one may itself be a link
-    base = (root / "logbooks" / paper).resolve() / logbook
-    target = root / "logbooks" / paper / clean
+    base = (root / layout.LOGBOOKS_DIR / paper).resolve() / logbook
+    target = root / layout.in_paper_logbooks(paper, clean)
     if not target.exists():
         return [
             problem(
                 P.MISSING_CODE_PATH,
                 loc,
-                f"logbooks/{paper}/{clean} does not exist",
+                f"{layout.in_paper_logbooks(paper, clean)} does not exist",
                 "add the code to the pull request, or use `code: {repo: ..., commit: ...}`",
             )
         ]
@@ -532,8 +533,8 @@ def _check_environment(root: Path, paper: str, logbook: str, reproduce, problem)
     req = reproduce.requirements
     if req is not None:
         clean = clean_logbook_path(req, logbook)
-        base = (root / "logbooks" / paper).resolve() / logbook
-        path = root / "logbooks" / paper / (clean or "")
+        base = (root / layout.LOGBOOKS_DIR / paper).resolve() / logbook
+        path = root / layout.in_paper_logbooks(paper, clean or "")
         if clean is None or not inside(str(path), str(base)):
             out.append(
                 problem(
@@ -549,7 +550,7 @@ def _check_environment(root: Path, paper: str, logbook: str, reproduce, problem)
                 problem(
                     P.REQUIREMENTS_NOT_ALLOWED,
                     ("reproduce", "requirements"),
-                    f"logbooks/{paper}/{clean} is not a file",
+                    f"{layout.in_paper_logbooks(paper, clean)} is not a file",
                     "add the requirements file to the pull request, beside the logbook",
                 )
             )
@@ -626,7 +627,7 @@ def _below(root: Path, rels: set[str]) -> list[str]:
     for rel in rels:
         data = layout.classify(rel)
         if data is not None and data.kind == "logbook":
-            named |= {layout.writeup_rel(*data.key), f"logbooks/{data.key[0]}/{data.key[1]}"}
+            named |= {layout.writeup_rel(*data.key), layout.code_rel(*data.key)}
     out = []
     for rel in sorted(named):
         out.append(rel)
@@ -641,7 +642,7 @@ def _below(root: Path, rels: set[str]) -> list[str]:
 def _owner(rel: str) -> str:
     """Map a write-up or code file to the logbook it belongs to."""
     parts = PurePosixPath(rel).parts
-    if len(parts) >= 3 and parts[0] == "logbooks":
+    if len(parts) >= 3 and parts[0] == layout.LOGBOOKS_DIR:
         if len(parts) == 3 and parts[2].endswith(".md"):
             return layout.logbook_rel(parts[1], parts[2][: -len(".md")])
         if len(parts) > 3:
@@ -678,16 +679,14 @@ def git_changed(root: Path, ref: str) -> tuple[list[str], list[Problem]]:
     """Files changed since the merge base with ``ref``, including uncommitted and new ones."""
 
     def git(*args: str) -> str:
-        return subprocess.run(
-            ["git", "-C", str(root), *args], check=True, capture_output=True, text=True
-        ).stdout
+        return run_git(root, *args, text=True).stdout
 
     try:
-        base = git("merge-base", ref, "HEAD").strip()
+        base = git("merge-base", "--end-of-options", ref, "HEAD").strip()
         changed = git("diff", "--name-only", "--no-renames", "-z", base, "--").split("\0")
         untracked = git("ls-files", "--others", "--exclude-standard", "-z").split("\0")
-    except (subprocess.CalledProcessError, FileNotFoundError) as exc:
-        detail = getattr(exc, "stderr", "") or str(exc)
+    except GitError as exc:
+        detail = str(exc).split(" failed: ", 1)[-1]
         return [], [
             Problem(
                 P.GIT_ERROR,

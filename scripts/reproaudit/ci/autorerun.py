@@ -16,9 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from .. import layout
+from ..beneath import read_capped
 from ..errors import ReproauditError
+from ..layout import RUN_JSON
 from ..loader import parse_yaml, to_model
 from ..models import Logbook, RunRecord
+from ..rerun_files import MAX_RUN_BYTES, read_run_json
 from . import sticky
 from .github import GitHub
 from .store import StoreReport
@@ -70,7 +74,7 @@ def plan_from_text(paper: str, logbook: str, text: str | None) -> RerunPlan:
     """``plan_for`` of a logbook given as YAML text (None: deleted by the pull request)."""
     if text is None:
         return RerunPlan(paper, logbook, "none", "the pull request deletes it")
-    rel = f"logbooks/{paper}/{logbook}.yaml"
+    rel = layout.logbook_rel(paper, logbook)
     try:
         book = to_model(parse_yaml(text, rel), Logbook)
     except ReproauditError:
@@ -82,7 +86,7 @@ def plan_books(
     books: Iterable[tuple[str, str]], read: Callable[[str], str | None]
 ) -> list[RerunPlan]:
     """A plan per (paper, logbook); ``read(rel)`` gives a logbook file's text at the head."""
-    return [plan_from_text(p, lb, read(f"logbooks/{p}/{lb}.yaml")) for p, lb in sorted(books)]
+    return [plan_from_text(p, lb, read(layout.logbook_rel(p, lb))) for p, lb in sorted(books)]
 
 
 def render_plans(plans: list[RerunPlan]) -> list[str]:
@@ -105,11 +109,12 @@ def render_store(report: StoreReport, repo: Path, head: str) -> str:
     """The bot comment's "reruns" section: each stored record's outcome, each refusal."""
     lines = [f"### CI re-runs at `{head[:12]}`", ""]
     for rel in report.stored:
-        try:
-            run = RunRecord.model_validate_json((Path(repo) / rel / "run.json").read_bytes())
-            what = f"{run.status} in {run.duration_s:.1f} s ({run.backend}, sandbox {run.sandbox})"
-        except (OSError, ValueError):
-            what = "stored"
+        run = _stored_run(Path(repo) / rel / RUN_JSON)
+        what = (
+            f"{run.status} in {run.duration_s:.1f} s ({run.backend}, sandbox {run.sandbox})"
+            if run is not None
+            else "stored"
+        )
         name = rel.removeprefix("reruns/")
         lines.append(f"- {code(name)}: {what}; record stored under {code(rel + '/')}")
     for path, why in report.refused:
@@ -122,6 +127,15 @@ def render_store(report: StoreReport, repo: Path, head: str) -> str:
     if not report.stored and not report.refused:
         lines.append("No logbook of this pull request was re-run here.")
     return "\n".join(lines) + "\n"
+
+
+def _stored_run(path: Path) -> RunRecord | None:
+    """A record ``store-reruns`` just wrote, through the judge's reader, or None."""
+    try:
+        got = read_capped(path.parent, path.name, MAX_RUN_BYTES)
+    except ReproauditError:
+        return None
+    return read_run_json(got.raw).run if got is not None else None
 
 
 def post_store_report(

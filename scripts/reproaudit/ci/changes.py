@@ -13,12 +13,12 @@ from __future__ import annotations
 import base64
 import os
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import problems as P
 from ..errors import GitError, InputError
+from ..gitrun import cat_file_batch, run_git
 from ..problems import Problem
 
 REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,199}")
@@ -44,22 +44,11 @@ def _ref(value: str) -> str:
     return value
 
 
+_CLONE_HINT = "the job needs a full clone (fetch-depth: 0) with both commits fetched"
+
+
 def _git(repo_dir: Path, *args: str, env: dict[str, str] | None = None) -> bytes:
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(repo_dir), *args],
-            check=True,
-            capture_output=True,
-            env={**os.environ, **(env or {})},
-            timeout=600,
-        )
-    except subprocess.CalledProcessError as exc:
-        message = exc.stderr.decode("utf-8", "replace").strip()[-500:]
-        raise GitError(
-            f"git {args[0]} failed: {message}",
-            "the job needs a full clone (fetch-depth: 0) with both commits fetched",
-        ) from None
-    return done.stdout
+    return run_git(repo_dir, *args, env={**os.environ, **(env or {})}, hint=_CLONE_HINT).stdout
 
 
 def auth_env(token: str | None) -> dict[str, str]:
@@ -121,11 +110,14 @@ def tree_changes(repo_dir: Path, base: str, head: str) -> list[Change]:
 def read_blob(repo_dir: Path, ref: str, path: str) -> bytes | None:
     """A file's bytes at ``ref`` (None when it is not there), refused over 2 MB."""
     spec = f"{_ref(ref)}:{path}"
-    kind = subprocess.run(
-        ["git", "-C", str(repo_dir), "cat-file", "-t", spec],
-        capture_output=True,
+    kind = run_git(
+        repo_dir,
+        "cat-file",
+        "-t",
+        spec,
         env={**os.environ, **auth_env(os.environ.get("GITHUB_TOKEN"))},
         timeout=120,
+        check=False,
     )
     if kind.returncode != 0 or kind.stdout.strip() != b"blob":
         return None
@@ -138,11 +130,7 @@ def read_blob(repo_dir: Path, ref: str, path: str) -> bytes | None:
 
 
 def has_commit(repo_dir: Path, sha: str) -> bool:
-    done = subprocess.run(
-        ["git", "-C", str(repo_dir), "cat-file", "-e", f"{_ref(sha)}^{{commit}}"],
-        capture_output=True,
-        timeout=60,
-    )
+    done = run_git(repo_dir, "cat-file", "-e", f"{_ref(sha)}^{{commit}}", timeout=60, check=False)
     return done.returncode == 0
 
 
@@ -162,12 +150,8 @@ class BlobReader:
     """
 
     def __init__(self, repo_dir: Path) -> None:
-        self._proc = subprocess.Popen(
-            ["git", "-C", str(repo_dir), "cat-file", "--batch"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env={**os.environ, **auth_env(os.environ.get("GITHUB_TOKEN"))},
+        self._proc = cat_file_batch(
+            repo_dir, {**os.environ, **auth_env(os.environ.get("GITHUB_TOKEN"))}
         )
 
     def read(self, ref: str, path: str) -> bytes | None:

@@ -432,7 +432,7 @@ def why_reviewable(ctx: Context, paper: PaperFile, logbook_id: str, claim_id: st
     ``falsification`` section names it.
     """
     paper_id = paper.paper.id
-    rel = f"logbooks/{paper_id}/{logbook_id}.yaml"
+    rel = layout.logbook_rel(paper_id, logbook_id)
     text = ctx.github.file_text(ctx.event.repo, rel, ctx.head().sha)
     if text is not None:
         try:

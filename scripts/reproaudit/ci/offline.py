@@ -22,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .. import layout
 from ..errors import ReadOnlyError, ReproauditError
 from .changes import BlobReader, tree_changes
 
@@ -47,15 +48,11 @@ class LocalGitHub:
         self.writes: list[tuple[str, str]] = []
 
     def _git_sha(self, ref: str) -> str:
-        import subprocess
+        from ..gitrun import git_or_none
 
-        done = subprocess.run(
-            ["git", "-C", str(self.clone), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
-            capture_output=True,
-            text=True,
-        )
-        sha = done.stdout.strip()
-        if done.returncode != 0 or len(sha) != 40:
+        found = git_or_none(self.clone, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+        sha = (found or "").strip()
+        if len(sha) != 40:
             raise ReproauditError(
                 f"{self.clone}: no commit {ref!r} in this clone",
                 "run it in a clone of the pull request's branch, with --base naming the "
@@ -158,6 +155,6 @@ def describe(outcome: dict[str, Any], default_backend: str = "local") -> list[st
     if record:
         lines.append(
             f"append a {record.get('kind')} ({record.get('stance')} {record.get('claim')}) to "
-            f"verdicts/{record.get('paper')}/reviews.yaml through ci push, then start site.yml"
+            f"{layout.reviews_rel(str(record.get('paper')))} through ci push, then start site.yml"
         )
     return lines

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from .. import layout
 from .. import problems as P
 from ..errors import ReproauditError
 from ..loader import parse_yaml
@@ -96,7 +97,7 @@ def contributor_of(text: bytes | str | None, rel: str) -> str | None:
 def logbook_of(path: str) -> str | None:
     """The logbook YAML a path under ``logbooks/`` belongs to (itself, write-up, code)."""
     parts = PurePosixPath(path).parts
-    if len(parts) < 3 or parts[0] != "logbooks" or ".." in parts:
+    if len(parts) < 3 or parts[0] != layout.LOGBOOKS_DIR or ".." in parts:
         return None
     name = parts[2]
     if len(parts) == 3:
@@ -106,7 +107,7 @@ def logbook_of(path: str) -> str | None:
                 break
         else:
             return None
-    return f"logbooks/{parts[1]}/{name}.yaml"
+    return layout.logbook_rel(parts[1], name)
 
 
 def rule_pr(changes: list[Change], author: Author, owner_at: OwnerAt) -> Ruling:
@@ -117,7 +118,7 @@ def rule_pr(changes: list[Change], author: Author, owner_at: OwnerAt) -> Ruling:
     seen: set[str] = set()
     outside_allowed = False
     for change in sorted(changes):
-        if PurePosixPath(change.path).parts[:1] != ("logbooks",):
+        if PurePosixPath(change.path).parts[:1] != (layout.LOGBOOKS_DIR,):
             if author.maintainer:
                 outside_allowed = True
             else:

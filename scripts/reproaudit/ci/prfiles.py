@@ -12,12 +12,13 @@ each folder and file in a new folder with no link followed (``beneath``).
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path, PurePosixPath
 
+from .. import layout
 from .. import problems as P
 from ..beneath import fresh_folder, read_file, write_file
-from ..errors import InputError, ReproauditError
+from ..errors import InputError
+from ..gitrun import run_git
 from ..loader import MAX_DATA_BYTES
 from ..pathrule import REGULAR_MODES, problem_for, tree_problems
 from ..problems import Problem
@@ -44,16 +45,7 @@ def tree_entries(repo_dir: Path, sha: str, paths: list[str]) -> list[tuple[str, 
     """(mode, path) of every file at ``sha`` under ``paths`` (files or folders), from the tree."""
     if not paths:
         return []
-    done = subprocess.run(
-        ["git", "-C", str(repo_dir), "ls-tree", "-r", "-z", "--full-tree", _ref(sha), "--", *paths],
-        capture_output=True,
-        check=False,
-        timeout=600,
-    )
-    if done.returncode != 0:
-        raise ReproauditError(
-            f"git ls-tree failed at {sha[:12]}: {done.stderr.decode('utf-8', 'replace')[-300:]}"
-        )
+    done = run_git(repo_dir, "ls-tree", "-r", "-z", "--full-tree", _ref(sha), "--", *paths)
     out = []
     for item in done.stdout.decode("utf-8", "surrogateescape").split("\0"):
         if "\t" in item:
@@ -93,7 +85,7 @@ def fetch_pr_files(
     with BlobReader(repo_dir) as reader:
         for mode, path in sorted(entries, key=lambda e: e[1]):
             data = reader.read(sha, path)
-            if data is None or PurePosixPath(path).parts[0] != "logbooks":
+            if data is None or PurePosixPath(path).parts[0] != layout.LOGBOOKS_DIR:
                 continue
             total += len(data)
             if total > MAX_CHANGE_BYTES:

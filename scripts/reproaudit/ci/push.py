@@ -27,7 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from .. import layout
 from ..errors import ArtifactError, GitError, ReproauditError
+from ..gitrun import run_git
 from ..scratch import held_dir, sweep, temp_root
 from .changes import auth_env
 
@@ -61,16 +63,8 @@ OpenPull = Callable[[str, str, str], str]  # (branch, title, body) -> URL
 
 
 def _run(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        ["git", "-C", str(cwd), *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **auth_env(os.environ.get("GITHUB_TOKEN"))},
-        timeout=600,
-    )
-    if check and done.returncode != 0:
-        raise GitError(f"git {args[0]} failed: {done.stderr.strip()[-500:]}")
-    return done
+    env = {**os.environ, **auth_env(os.environ.get("GITHUB_TOKEN"))}
+    return run_git(cwd, *args, env=env, check=check, text=True)
 
 
 def push_change(
@@ -281,7 +275,6 @@ def apply_review(record: dict) -> Apply:
 
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
-RECORD_FILES = ("run.json", "outputs.json")
 
 
 def apply_records(source: Path) -> Apply:
@@ -290,18 +283,18 @@ def apply_records(source: Path) -> Apply:
 
     def apply(work: Path) -> list[str]:
         written = []
-        for run in sorted(source.glob("*/*/run.json")):
+        for run in sorted(source.glob(f"*/*/{layout.RUN_JSON}")):
             folder = run.parent
             paper, logbook = folder.parent.name, folder.name
             if paper.startswith(".") or logbook.startswith("."):
                 continue  # a record being written, or what a killed writer left
             if not (_ID.fullmatch(paper) and _ID.fullmatch(logbook)) or ".." in (paper + logbook):
                 raise ApplyConflict(f"{paper}/{logbook} is not a paper/logbook folder name")
-            target = work / "reruns" / paper / logbook
+            target = work / layout.rerun_rel(paper, logbook)
             staging = target.with_name(f".{logbook}.new")
             shutil.rmtree(staging, ignore_errors=True)
             staging.mkdir(parents=True)
-            for name in RECORD_FILES:
+            for name in layout.RECORD_FILES:
                 if (folder / name).is_file() and not (folder / name).is_symlink():
                     shutil.copyfile(folder / name, staging / name)
             old = target.with_name(f".{logbook}.old")
@@ -309,7 +302,7 @@ def apply_records(source: Path) -> Apply:
                 target.rename(old)
             staging.rename(target)
             shutil.rmtree(old, ignore_errors=True)
-            written.append(f"reruns/{paper}/{logbook}")
+            written.append(layout.rerun_rel(paper, logbook))
         return written
 
     return apply
@@ -328,8 +321,8 @@ def apply_verdicts(source: Path) -> Apply:
             paper, name = path.parent.name, path.name
             if name == "reviews.yaml" or not _ID.fullmatch(paper) or not _ID.fullmatch(name):
                 continue
-            target = work / "verdicts" / paper / name
-            if not (work / "logbooks" / paper / name).is_file():
+            target = work / layout.VERDICTS_DIR / paper / name
+            if not (work / layout.LOGBOOKS_DIR / paper / name).is_file():
                 continue  # the logbook was deleted meanwhile: its verdict would be an orphan
             if target.is_file() and target.read_bytes() == path.read_bytes():
                 continue
@@ -340,7 +333,7 @@ def apply_verdicts(source: Path) -> Apply:
                     continue  # another job judged this logbook later: keep its verdict
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
-            written.append(f"verdicts/{paper}/{name}")
+            written.append(f"{layout.VERDICTS_DIR}/{paper}/{name}")
         return written
 
     return apply

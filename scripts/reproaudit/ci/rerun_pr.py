@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 
+from .. import layout
 from ..errors import ReproauditError
 from ..repo import Corpus
 from .autorerun import plan_for
@@ -82,7 +83,7 @@ def reproduce_pr(
     for paper_id, logbook_id in books:
         record = reproduce_logbook(
             into,
-            f"logbooks/{paper_id}/{logbook_id}.yaml",
+            layout.logbook_rel(paper_id, logbook_id),
             backend=backend,
             out=out,
             sandbox=sandbox,

@@ -24,27 +24,21 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import ValidationError
-
+from .. import layout
 from ..beneath import read_capped
 from ..errors import ReproauditError
-from ..judge.inputs import (
-    MAX_OUTPUTS_BYTES,
-    MAX_RUN_BYTES,
-    check_json_shape,
-    load_json,
-    record_currency,
-)
+from ..judge.inputs import record_currency
+from ..layout import OUTPUTS_JSON, RECORD_FILES, RUN_JSON
 from ..loader import parse_yaml, to_model
-from ..models import Logbook, RunRecord
+from ..models import Logbook
 from ..reproduce.record import replace_folder
+from ..rerun_files import LIMITS, read_outputs_json, read_run_json
 from ..rerun_inputs import GitTree, InputHashes, TreeRefused, inputs_at_commit
 from .changes import auth_env
 from .flow import verify_head
 from .github import GitHub
 from .ownership import rule_pull
 
-RECORD_FILES = ("run.json", "outputs.json")
 IGNORED_FILES = ("log.txt",)
 
 
@@ -80,29 +74,24 @@ def store_reruns(
     verify_head(github, repo_name, pr, sha)
     pulled = rule_pull(github, repo_name, pr, sha, git_dir)
     refusal = pulled.refusal()
-    changed = {_key(rel) for rel in pulled.logbooks()}
+    changed = {key for rel in pulled.logbooks() if (key := layout.logbook_key(rel))}
     report = StoreReport()
     groups = _record_groups(Path(artifact), changed, pr, report)
     if refusal is not None:
         failed = f"pull request {pr} fails the ownership rule ({refusal}); nothing is stored"
-        report.refused += [(f"{p}/{lb}/run.json", failed) for p, lb in sorted(groups)]
+        report.refused += [(f"{p}/{lb}/{RUN_JSON}", failed) for p, lb in sorted(groups)]
         return report
     for key in sorted(changed - set(groups)):
-        report.missing.append(f"reruns/{key[0]}/{key[1]}")
+        report.missing.append(layout.rerun_rel(*key))
     with GitTree(git_dir, sha, env=auth_env(os.environ.get("GITHUB_TOKEN"))) as tree:
         for (paper, logbook), files in sorted(groups.items()):
             why, payload = check_record(files, _inputs(tree, paper, logbook))
             if why:
-                report.refused.append((f"{paper}/{logbook}/run.json", why))
+                report.refused.append((f"{paper}/{logbook}/{RUN_JSON}", why))
                 continue
-            replace_folder(Path(repo) / "reruns" / paper / logbook, payload)
-            report.stored.append(f"reruns/{paper}/{logbook}")
+            replace_folder(Path(repo) / layout.rerun_rel(paper, logbook), payload)
+            report.stored.append(layout.rerun_rel(paper, logbook))
     return report
-
-
-def _key(rel: str) -> tuple[str, str]:
-    parts = rel.split("/")  # logbooks/<paper>/<logbook>.yaml
-    return parts[1], parts[2].removesuffix(".yaml")
 
 
 def _record_groups(
@@ -128,7 +117,7 @@ def _record_groups(
 
 def _inputs(tree: GitTree, paper: str, logbook: str) -> InputHashes | str:
     """The logbook's input hashes at the approved commit, or why they cannot be known."""
-    rel = f"logbooks/{paper}/{logbook}.yaml"
+    rel = layout.logbook_rel(paper, logbook)
     try:
         raw = tree.read(rel)
         if raw is None:
@@ -143,48 +132,39 @@ def check_record(
     files: dict[str, Path], inputs: InputHashes | str
 ) -> tuple[str | None, dict[str, bytes]]:
     """(why it is refused, {}) or (None, the files to store) for one record folder."""
-    if "run.json" not in files:
-        return "outputs.json without a run.json", {}
+    if RUN_JSON not in files:
+        return f"{OUTPUTS_JSON} without a {RUN_JSON}", {}
     if isinstance(inputs, str):
         return inputs, {}
-    run_bytes, why = _read(files["run.json"], MAX_RUN_BYTES, f"{MAX_RUN_BYTES >> 10} KiB")
+    run_bytes, why = _read(files[RUN_JSON])
     if why:
-        return f"run.json {why}", {}
-    raw, why = load_json(run_bytes)
-    if why:
-        return f"run.json {why}", {}
-    try:
-        RunRecord.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"]) or "run.json"
-        return f"run.json: {loc}: {first['msg']}", {}
-    outputs = files.get("outputs.json")
+        return why, {}
+    run = read_run_json(run_bytes)  # the judge's reader: its limits, its model
+    if run.raw is None or run.run is None:
+        return run.why, {}
+    outputs = files.get(OUTPUTS_JSON)
     data = None
     if outputs is not None:
-        data, why = _read(outputs, MAX_OUTPUTS_BYTES, f"{MAX_OUTPUTS_BYTES >> 20} MiB")
+        data, why = _read(outputs)
+        why = why or read_outputs_json(data)[1]
         if why:
-            return f"outputs.json {why}", {}
-    currency = record_currency(raw, inputs, data)
+            return why, {}
+    currency = record_currency(run.raw, inputs, data)
     if not currency.current:
         return f"not current at the approved commit: {currency.why}", {}
-    payload = {"run.json": run_bytes}
+    payload = {RUN_JSON: run_bytes}
     if data is not None:
-        why = check_json_shape(data)
-        if why:
-            return f"outputs.json {why}", {}
-        payload["outputs.json"] = data
+        payload[OUTPUTS_JSON] = data
     return None, payload
 
 
-def _read(path: Path, limit: int, shown_limit: str) -> tuple[bytes, str | None]:
-    """An artifact file through the one reader: (bytes, None) or (b"", why it is refused)."""
+def _read(path: Path) -> tuple[bytes, str | None]:
+    """An artifact file through the one reader, capped at its record limit (one byte over
+    shows it is too large): (bytes, None) or (b"", why it is refused)."""
     try:
-        got = read_capped(path.parent, path.name, limit)
+        got = read_capped(path.parent, path.name, LIMITS[path.name])
     except ReproauditError as exc:
-        return b"", exc.problems[0].message if exc.problems else str(exc)
+        return b"", f"{path.name} " + (exc.problems[0].message if exc.problems else str(exc))
     if got is None:
-        return b"", "is missing"
-    if len(got.raw) > limit:
-        return b"", f"is over {shown_limit}"
+        return b"", f"{path.name} is missing"
     return got.raw, None

@@ -2,8 +2,9 @@
 
 It is data, never markup: HTML is escaped, @-mentions and #-references are
 neutralised (no pings, no cross-links made in our name), control characters
-dropped, Markdown structure that could break a table or open a code fence is
-escaped, and the length is capped.
+dropped (``escaping.strip_controls``, the one set the terminal report strips too),
+Markdown structure that could break a table or open a code fence is escaped,
+and the length is capped.
 """
 
 from __future__ import annotations
@@ -11,16 +12,16 @@ from __future__ import annotations
 import html
 import re
 
+from ..escaping import strip_controls
+
 MAX_TEXT = 1000
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 
 
 def plain(text: object, limit: int = MAX_TEXT) -> str:
     """Untrusted text made safe to show inline in Markdown (one line)."""
-    value = _CONTROL.sub("", str(text))
-    value = " ".join(value.split())
+    value = " ".join(strip_controls(text).split())
     if len(value) > limit:
         value = value[: limit - 1] + "…"
     value = html.escape(value, quote=False)
@@ -32,5 +33,5 @@ def plain(text: object, limit: int = MAX_TEXT) -> str:
 
 def code(text: object, limit: int = 200) -> str:
     """Untrusted text shown as inline code: backticks cannot close it early."""
-    value = " ".join(_CONTROL.sub("", str(text)).split())[:limit]
+    value = " ".join(strip_controls(text).split())[:limit]
     return "`` " + value.replace("`", "ˋ") + " ``"

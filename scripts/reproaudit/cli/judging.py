@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from .. import layout
 from ..problems import format_problems
 from .options import (
     backend_option,
@@ -125,7 +126,7 @@ def check(logbook: Path, rerun: bool | None, fmt: str, sandbox: str | None, repo
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
-    default=Path("reruns"),
+    default=Path(layout.RERUNS_DIR),
     show_default=True,
     help="Writes OUT/<paper>/<logbook>/{outputs,run}.json.",
 )

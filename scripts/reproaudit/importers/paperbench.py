@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import layout
 from .. import problems as P
 from ..errors import InputError, ReproauditError
 from ..loader import parse_yaml, to_model
@@ -79,7 +80,7 @@ def import_paperbench(
     if rubric.is_dir():
         rubric = rubric / "rubric.json"
     shown = rubric.as_posix()
-    rel = f"claims/{slug(venue)}/{paper_id}.yaml"
+    rel = layout.paper_rel(slug(venue), paper_id)
     problems: list[Problem] = []
     if not re.fullmatch(ID_PATTERN, paper_id):
         problems.append(

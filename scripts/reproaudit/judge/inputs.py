@@ -19,19 +19,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from .. import layout
+from ..layout import OUTPUTS_JSON, RUN_JSON
 from ..models import RerunInfo, RunRecord
+from ..rerun_files import (
+    MAX_OUTPUTS_BYTES,
+    MAX_RUN_BYTES,
+    load_json,
+    read_run_json,
+)
 from .rules import Rerun
 
 if TYPE_CHECKING:
     from ..repo import Blob, Corpus
     from ..rerun_inputs import InputHashes
 
-MAX_OUTPUTS_BYTES = 16 * 1024 * 1024
-MAX_RUN_BYTES = 1024 * 1024
-MAX_JSON_DEPTH = 64  # outputs nest metrics by claim and parameter: a few levels
 LOG_TAIL_CHARS = 4000
 
 
@@ -62,26 +64,6 @@ def rerun_info(run: RunRecord, run_sha256: str | None, outputs_sha256: str | Non
 
 def sha256_bytes(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
-
-
-def load_json(raw: bytes) -> tuple[Any, str | None]:
-    """Parse JSON no deeper than ``MAX_JSON_DEPTH``: (value, None) or (None, why not)."""
-    try:
-        value = json.loads(raw)
-    except RecursionError:
-        return None, f"is nested deeper than {MAX_JSON_DEPTH} levels"
-    except ValueError as exc:
-        return None, f"is not valid JSON ({exc})"
-    stack = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > MAX_JSON_DEPTH:
-            return None, f"is nested deeper than {MAX_JSON_DEPTH} levels"
-        if isinstance(node, dict):
-            stack.extend((v, depth + 1) for v in node.values())
-        elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node)
-    return value, None
 
 
 def check_json_shape(raw: bytes) -> str | None:
@@ -178,12 +160,12 @@ def read_rerun(
         return None
     if read is None:
         from ..repo import read_blob as read
-    folder = Path(reruns) / paper / logbook
-    run_blob = read(folder / "run.json", MAX_RUN_BYTES)
+    folder = layout.rerun_folder(Path(reruns), paper, logbook)
+    run_blob = read(folder / RUN_JSON, MAX_RUN_BYTES)
     if run_blob is None:
         return None
     run_bytes = run_blob.raw
-    outputs_blob = read(folder / "outputs.json", MAX_OUTPUTS_BYTES)
+    outputs_blob = read(folder / OUTPUTS_JSON, MAX_OUTPUTS_BYTES)
     outputs_bytes = None
     outputs_why = None
     if outputs_blob is not None:
@@ -198,23 +180,19 @@ def read_rerun(
         unread = Currency(False, [why])
         return RerunRecord(Rerun("failed", None, None, why), info, None, run_bytes, None, unread)
 
-    if len(run_bytes) > MAX_RUN_BYTES:
-        return failed(f"unreadable run record: run.json is over {MAX_RUN_BYTES >> 10} KiB")
-    raw, why = load_json(run_bytes)
-    if why or not isinstance(raw, dict):
-        return failed(f"unreadable run record: run.json {why or 'is not an object'}")
+    read_run = read_run_json(run_bytes)
+    raw = read_run.raw
+    if raw is None:
+        return failed(f"unreadable run record: {read_run.why}")
     currency = record_currency(raw, inputs, outputs_bytes)
     if outputs_why:  # too large to have been read: say that, not "does not match"
         kept = [r for r in currency.reasons if not r.startswith("outputs.json does not")]
         currency = Currency(False, [*kept, outputs_why])
     stale = currency.why
-    try:
-        run = RunRecord.model_validate(raw)
-    except ValidationError as exc:
+    run = read_run.run
+    if run is None:
         if stale is None:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "run.json"
-            return failed(f"unreadable run record: {where}: {first['msg']}")
+            return failed(f"unreadable run record: {read_run.why}")
         status = (
             raw.get("status") if raw.get("status") in ("passed", "failed", "timeout") else "failed"
         )

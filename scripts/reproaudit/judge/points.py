@@ -12,9 +12,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsonpointer import EndOfList, JsonPointer, JsonPointerException
-
 from ..models import FLAGS, MAX_NUMBER, Measurement, Result, Sweep, Target
+from ..pointers import MISSING, resolve_source
 from ..units import UnitError, convert, normalise_per, split_per
 
 
@@ -55,7 +54,7 @@ class Point:
     unit: str | None = None  # that unit, when it differs from the claim's
 
 
-_MISSING = object()
+_MISSING = MISSING  # the one resolver's sentinel (``pointers.py``), under its old name
 
 QUOTE_LIMIT = 80  # characters of a contributor's string shown in evidence
 
@@ -74,16 +73,6 @@ def quote(text: str | None) -> str:
     return f"«{clean}»"
 
 
-def resolve_pointer(document: Any, pointer: str) -> Any:
-    """RFC 6901 JSON pointer lookup (the ``jsonpointer`` library); ``_MISSING`` when the
-    pointer is malformed or leads nowhere, including the past-the-end index ``-``."""
-    try:
-        found = JsonPointer(pointer).resolve(document, _MISSING)
-    except JsonPointerException:  # malformed: no leading "/", a bad "~" escape
-        return _MISSING
-    return _MISSING if isinstance(found, EndOfList) else found
-
-
 def number_or_none(value: Any) -> float | None:
     """A finite number within ±``MAX_NUMBER`` from parsed JSON or YAML (not a boolean), else
     None: a re-run value of 1e160 or NaN is no measurement (``missing_outputs``)."""
@@ -94,6 +83,28 @@ def number_or_none(value: Any) -> float | None:
     except OverflowError:  # an integer too large for a float
         return None
     return number if math.isfinite(number) and abs(number) <= MAX_NUMBER else None
+
+
+def rerun_number(outputs: Any, source: str) -> float | None:
+    """The number a measurement's ``source`` names in the re-run's outputs, or None when
+    there is none the rules would use (``missing_outputs``). The judge and the site
+    both read re-run numbers here, so a page never shows one the judge refused."""
+    return number_or_none(resolve_source(outputs, source))
+
+
+def rerun_sweep(outputs: Any, source: str) -> list[tuple[float, float]] | None:
+    """The (value, measured) pairs a sweep's ``source`` names: an object ``{values,
+    measured}`` of two equally long, non-empty lists of finite numbers; else None
+    (``missing_outputs``), as for ``rerun_number``."""
+    found = resolve_source(outputs, source)
+    xs = found.get("values") if isinstance(found, dict) else None
+    ys = found.get("measured") if isinstance(found, dict) else None
+    if not isinstance(xs, list) or not isinstance(ys, list) or len(xs) != len(ys) or not xs:
+        return None
+    pairs = [(number_or_none(x), number_or_none(y)) for x, y in zip(xs, ys, strict=True)]
+    if any(x is None or y is None for x, y in pairs):
+        return None
+    return [(x, y) for x, y in pairs if x is not None and y is not None]
 
 
 def tolerance_of(target: Target, reference: float) -> float:
@@ -180,7 +191,7 @@ def _measured_value(
             problems.append(f"{target.metric} has no value and no re-run to read it from")
             j.add("missing_outputs")
         return m.value, "logbook"
-    found = number_or_none(resolve_pointer(rerun.outputs, m.source.removeprefix("outputs:")))
+    found = rerun_number(rerun.outputs, m.source)
     if found is None:
         j.add("missing_outputs")
         problems.append(
@@ -208,15 +219,8 @@ def _sweep_points(
         return [], False
     values, measured, origin = sweep.values, sweep.measured, "logbook"
     if sweep.source is not None and rerun is not None:
-        found = resolve_pointer(rerun.outputs, sweep.source.removeprefix("outputs:"))
-        xs = found.get("values") if isinstance(found, dict) else None
-        ys = found.get("measured") if isinstance(found, dict) else None
-        pairs = (
-            [(number_or_none(x), number_or_none(y)) for x, y in zip(xs, ys, strict=True)]
-            if isinstance(xs, list) and isinstance(ys, list) and len(xs) == len(ys)
-            else None
-        )
-        if not pairs or any(x is None or y is None for x, y in pairs):
+        pairs = rerun_sweep(rerun.outputs, sweep.source)
+        if pairs is None:
             j.add("missing_outputs")
             problems.append(
                 f"{quote(sweep.source)} is not a {{values, measured}} sweep of finite numbers "

@@ -56,6 +56,7 @@ from dataclasses import replace
 from decimal import Decimal
 
 from ..models import Claim, Result, Target
+from ..pointers import resolve_pointer
 from .coverage import coverage_gap, number
 from .growth import MIN_POINTS, PHRASE, T_THRESHOLD, Growth, describe_fit, growth
 from .points import (
@@ -65,7 +66,6 @@ from .points import (
     Rerun,
     gather,
     quote,
-    resolve_pointer,
     tolerance_of,
 )
 

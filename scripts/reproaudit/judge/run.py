@@ -26,7 +26,6 @@ import gc
 import hashlib
 import os
 import queue
-import subprocess
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -41,6 +40,7 @@ from .. import layout
 from .. import problems as P
 from ..errors import ReproauditError, storage_error
 from ..fsutil import atomic_write, sweep_temp_files
+from ..gitrun import git_or_none
 from ..layout import DataPath
 from ..models import ClaimVerdict, Logbook, Usage, VerdictFile
 from ..problems import Problem
@@ -364,18 +364,10 @@ def lock_path(root: Path) -> Path:
     the temporary directory, whose name depends on each process's ``TMPDIR``.
     """
     env = {k: v for k, v in os.environ.items() if k not in _GIT_REDIRECTS}
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--path-format=absolute", "--git-common-dir"],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=60,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        done = None
-    common = done.stdout.strip() if done is not None and done.returncode == 0 else ""
+    found = git_or_none(
+        root, "rev-parse", "--path-format=absolute", "--git-common-dir", env=env, timeout=60
+    )
+    common = (found or "").strip()
     if common and Path(common).is_dir():
         return Path(common) / "reproaudit-judge.lock"
     return Path(root) / ".reproaudit" / "judge.lock"
@@ -554,7 +546,7 @@ def judge_repo(
     halt = halt or Halt(deadline)
     summary = JudgeSummary()
     with repo_lock(root, halt, lock):
-        sweep_temp_files(root / "verdicts")  # what a killed judge left half-written
+        sweep_temp_files(root / layout.VERDICTS_DIR)  # what a killed judge left half-written
         docs = judge_corpus(
             Corpus(root),
             judge,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
+from .. import layout
 from ..errors import UsageError
 
 MODES = ("rules", "llm", "auto")
@@ -47,5 +48,5 @@ def default_reruns(repo: Path, reruns: Path | None) -> Path | None:
     """
     if reruns is not None:
         return reruns
-    folder = Path(repo) / "reruns"
+    folder = Path(repo) / layout.RERUNS_DIR
     return folder if folder.is_dir() else None

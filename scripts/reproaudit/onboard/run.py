@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from .. import layout
 from ..errors import InputError
 from ..judge.endpoint import Endpoint
 from ..judge.halt import Halt
@@ -133,7 +134,7 @@ def _duplicates(
     from .. import problems as P
 
     kept, problems, seen = [], [], set()
-    claims = repo / "claims"
+    claims = repo / layout.CLAIMS_DIR
     elsewhere = (
         {p.stem: p for p in claims.glob("*/*.yaml") if p.parent != folder}
         if claims.is_dir()
@@ -171,7 +172,7 @@ def onboard(
     halt: Halt,
     progress: Progress,
 ) -> Result:
-    venue_dir = repo / "claims" / slug(options.venue)
+    venue_dir = repo / layout.CLAIMS_DIR / slug(options.venue)
     # the lock first: the temp files below may otherwise be another run's, mid-write
     journal = Journal(options.cache / "state" / f"{slug(options.venue)}.jsonl")
     clean_temp_files(venue_dir)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
+from .. import layout
 from .. import problems as P
 from ..errors import EndpointError, InputError
 from ..models import HARDWARE
@@ -102,7 +103,7 @@ def job_source(
                 "pass source_repo_url and source_sha (the approved head SHA, 40 hex)",
             )
         )
-    jail = f"logbooks/{spec.paper}/{spec.logbook}"
+    jail = layout.code_rel(spec.paper, spec.logbook)
     return source_repo_url, source_sha, jail, spec.code_subdir or jail
 
 

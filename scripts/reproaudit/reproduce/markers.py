@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..judge.inputs import MAX_OUTPUTS_BYTES
+from ..rerun_files import MAX_OUTPUTS_BYTES
 from .record import LogTail, check_outputs
 
 MARK = "::reproaudit::"  # must match runner.py

@@ -19,9 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..judge.inputs import LOG_TAIL_CHARS, MAX_OUTPUTS_BYTES, check_json_shape
+from ..judge.inputs import LOG_TAIL_CHARS, check_json_shape
+from ..layout import OUTPUTS_JSON, RUN_JSON
 from ..models import RunRecord
 from ..problems import human_size
+from ..rerun_files import MAX_OUTPUTS_BYTES
 from ..scratch import held_dir, locked_folder, sweep
 
 Status = Literal["passed", "failed", "timeout"]
@@ -138,8 +140,8 @@ def write_record(
     folder = Path(out) / paper / logbook
     files = {"log.txt": log.encode("utf-8")[-LOG_KEEP_BYTES:]}
     if outputs is not None:
-        files["outputs.json"] = outputs
-    files["run.json"] = record_json(record)
+        files[OUTPUTS_JSON] = outputs
+    files[RUN_JSON] = record_json(record)
     replace_folder(folder, files)
     return WrittenRecord(record, folder, outputs is not None)
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
+from .. import layout
 from .. import problems as P
 from ..beneath import copy_folder, read_file
 from ..errors import InputError, ReproauditError
@@ -41,7 +42,7 @@ class RunSpec:
         """``code.path`` as a repository-relative folder, or None for a repo+commit logbook."""
         if self.code.path is None:
             return None
-        return (PurePosixPath("logbooks") / self.paper / clean_code_path(self)).as_posix()
+        return layout.in_paper_logbooks(self.paper, clean_code_path(self))
 
 
 def load_spec(repo: Path, logbook_path: str | Path, here: Path | None = None) -> RunSpec:
@@ -118,8 +119,8 @@ def clean_code_path(spec: RunSpec) -> str:
                 None,
                 "code.path",
                 f"{raw!r} is outside this logbook's own folder "
-                f"logbooks/{spec.paper}/{spec.logbook}/",
-                f"put the code in logbooks/{spec.paper}/{spec.logbook}/ and write "
+                f"{layout.code_rel(spec.paper, spec.logbook)}/",
+                f"put the code in {layout.code_rel(spec.paper, spec.logbook)}/ and write "
                 f"`path: {spec.logbook}/`",
             )
         )
@@ -133,9 +134,9 @@ def code_folder(repo: Path, spec: RunSpec) -> Path:
     ``logbooks/<paper>/<logbook>/``: a re-run copies and executes what it holds.
     """
     rel = clean_code_path(spec)
-    paper_dir = (Path(repo) / "logbooks" / spec.paper).resolve()
+    paper_dir = (Path(repo) / layout.LOGBOOKS_DIR / spec.paper).resolve()
     jail = paper_dir / spec.logbook
-    folder = Path(repo) / "logbooks" / spec.paper / rel
+    folder = Path(repo) / layout.in_paper_logbooks(spec.paper, rel)
 
     def refuse(what: str) -> ReproauditError:
         return InputError(
@@ -144,7 +145,7 @@ def code_folder(repo: Path, spec: RunSpec) -> Path:
                 spec.rel,
                 None,
                 "code.path",
-                f"{what} leads outside logbooks/{spec.paper}/{spec.logbook}/",
+                f"{what} leads outside {layout.code_rel(spec.paper, spec.logbook)}/",
                 "replace links with the files themselves",
             )
         )
@@ -156,7 +157,7 @@ def code_folder(repo: Path, spec: RunSpec) -> Path:
                 spec.rel,
                 None,
                 "code.path",
-                f"logbooks/{spec.paper}/{rel} is not a folder in {repo}",
+                f"{layout.in_paper_logbooks(spec.paper, rel)} is not a folder in {repo}",
                 "add the code beside the logbook, or use `code: {repo: ..., commit: ...}`",
             )
         )
@@ -174,9 +175,9 @@ def requirements_file(repo: Path, spec: RunSpec) -> Path | None:
     if raw is None:
         return None
     clean = clean_logbook_path(raw, spec.logbook)
-    paper_dir = (Path(repo) / "logbooks" / spec.paper).resolve()
+    paper_dir = (Path(repo) / layout.LOGBOOKS_DIR / spec.paper).resolve()
     jail = paper_dir / spec.logbook
-    path = Path(repo) / "logbooks" / spec.paper / (clean or "")
+    path = Path(repo) / layout.in_paper_logbooks(spec.paper, clean or "")
     if clean is None or not inside(str(path), str(jail)) or not path.is_file():
         why = (
             "is not a file"

@@ -20,6 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .. import layout
 from .. import problems as P
 from ..beneath import read_file
 from ..errors import StorageError, storage_error
@@ -133,7 +134,7 @@ def build_site(
         corpus.restrict(only)
     judged: dict[str, VerdictFile] = {}
     if judge_missing:
-        reruns = root / "reruns"  # re-run records the bot stored, when there are any
+        reruns = root / layout.RERUNS_DIR  # re-run records the bot stored, when there are any
         summary = JudgeSummary()
         verdict_docs = judge_corpus(
             corpus,

@@ -14,8 +14,9 @@ import re
 from collections import Counter, defaultdict
 from typing import Any
 
+from .. import layout
 from ..fold import BUCKETS, CLAIM_FOLDS, stats
-from ..judge.rules import resolve_pointer
+from ..judge.points import rerun_number, rerun_sweep
 from ..models import Claim, Review, Target, VerdictFile
 from ..problems import human_size
 from .cite import cite_paper
@@ -61,7 +62,7 @@ def person_url(handle: str) -> str:
 
 
 def rerun_path(key: Key, name: str) -> str:
-    return f"reruns/{key[0]}/{key[1]}/{name}"
+    return f"{layout.rerun_rel(*key)}/{name}"
 
 
 def page_of(base: str, number: int) -> str:
@@ -316,10 +317,8 @@ def _measurements(result: Any, rerun: Any) -> list[dict[str, Any]]:
     out = []
     for m in result.measurements if result else []:
         rerun_value = None
-        if m.source and rerun is not None and rerun.outputs is not None:
-            found = resolve_pointer(rerun.outputs, m.source.removeprefix("outputs:"))
-            if isinstance(found, int | float) and not isinstance(found, bool):
-                rerun_value = float(found)
+        if m.source and rerun is not None and rerun.numbers is not None:
+            rerun_value = rerun_number(rerun.numbers, m.source)  # the judge's own reading
         out.append({"m": m, "typed": m.value, "rerun": rerun_value})
     return out
 
@@ -327,16 +326,10 @@ def _measurements(result: Any, rerun: Any) -> list[dict[str, Any]]:
 def _sweep_rerun(result: Any, rerun: Any) -> list[tuple[Any, Any]] | None:
     """(parameter, measured) pairs the re-run produced for the result's sweep, if any."""
     sweep = result.sweep if result else None
-    if sweep is None or not sweep.source or rerun is None or rerun.outputs is None:
+    if sweep is None or not sweep.source or rerun is None or rerun.numbers is None:
         return None
-    found = resolve_pointer(rerun.outputs, sweep.source.removeprefix("outputs:"))
-    if isinstance(found, dict):
-        values, measured = found.get("values"), found.get("measured")
-    else:
-        values, measured = sweep.values, found
-    if not isinstance(values, list) or not isinstance(measured, list):
-        return None
-    return list(zip(values, measured, strict=False))
+    pairs = rerun_sweep(rerun.numbers, sweep.source)  # the judge's own reading
+    return list(pairs) if pairs is not None else None
 
 
 def _github_file(data: SiteData, path: str, tree: bool = False) -> str | None:
@@ -391,7 +384,7 @@ def logbook_context(data: SiteData, key: Key) -> LogbookPage:
     code_url = None
     if code is not None and code.path:
         folder = code.path.strip("/")
-        code_url = _github_file(data, f"logbooks/{key[0]}/{folder}", tree=True)
+        code_url = _github_file(data, layout.in_paper_logbooks(key[0], folder), tree=True)
     elif code is not None and code.repo and code.commit and "github.com" in code.repo:
         code_url = f"{code.repo.rstrip('/')}/tree/{code.commit}"
     run = rerun.run if rerun else None
@@ -419,14 +412,12 @@ def logbook_context(data: SiteData, key: Key) -> LogbookPage:
         if run
         else RunView(),
         links=LogbookLinks(
-            logbook=_github_file(data, f"logbooks/{key[0]}/{key[1]}.yaml"),
-            writeup=_github_file(data, f"logbooks/{key[0]}/{key[1]}.md")
-            if key in data.writeups
-            else None,
+            logbook=_github_file(data, layout.logbook_rel(*key)),
+            writeup=_github_file(data, layout.writeup_rel(*key)) if key in data.writeups else None,
             code=code_url,
-            verdict=_github_file(data, f"verdicts/{key[0]}/{key[1]}.yaml") if verdict else None,
+            verdict=_github_file(data, layout.verdict_rel(*key)) if verdict else None,
             pull_request=data.pull_requests.get(key),
-            history=_github_history(data, f"logbooks/{key[0]}/{key[1]}.yaml"),
+            history=_github_history(data, layout.logbook_rel(*key)),
         ),
         commit=data.commit,
         cite=cite_verdict(data, key) if verdict else None,

@@ -16,17 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from pydantic import ValidationError
 
+from .. import layout
 from ..changes import pull_numbers
 from ..fold import fold_all
-from ..judge.inputs import load_json
 from ..judge.run import is_stale
+from ..layout import OUTPUTS_JSON, RECORD_FILES, RUN_JSON
 from ..models import Logbook, PaperFile, Review, RunRecord, VerdictFile
 from ..records import Tables, load_tables
 from ..repo import Corpus, paused_gc
-
-MAX_RECORD_BYTES = 2_000_000  # a re-run record larger than this is not published
+from ..rerun_files import LIMITS, read_outputs_json, read_run_json
 
 Key = tuple[str, str]  # (paper id, logbook id)
 _PULL = re.compile(r"^https://github\.com/[^/]+/[^/]+/pull/\d+")
@@ -41,21 +40,25 @@ class StoredRerun:
     files: dict[str, bytes]  # file name -> bytes, published beside the logbook page
     outputs: Any = None  # parsed outputs.json, for the re-run numbers
 
+    @property
+    def numbers(self) -> Any:
+        """The outputs the judge reads numbers from: those of a passed re-run only (a
+        failed or timed-out one verifies nothing, ``rerun_failed``), else None."""
+        return self.outputs if self.run is not None and self.run.status == "passed" else None
+
 
 def load_rerun(corpus: Corpus, folder: Path) -> StoredRerun | None:
-    """The record in ``folder`` through ``corpus`` (the judge read the same bytes)."""
+    """The record in ``folder`` through ``corpus`` and the judge's reader (``rerun_files``):
+    the same bytes, limits and model, so the site publishes what the judge could read."""
     files = {}
-    for name in ("run.json", "outputs.json"):
-        blob = corpus.blob(folder / name, MAX_RECORD_BYTES)
-        if blob is not None and blob.complete:
+    for name in RECORD_FILES:
+        blob = corpus.blob(folder / name, LIMITS[name])
+        if blob is not None and blob.complete and len(blob.raw) <= LIMITS[name]:
             files[name] = blob.raw
-    if "run.json" not in files:
+    if RUN_JSON not in files:
         return None
-    try:
-        run = RunRecord.model_validate_json(files["run.json"])
-    except ValidationError:
-        run = None
-    outputs = load_json(files["outputs.json"])[0] if "outputs.json" in files else None
+    run = read_run_json(files[RUN_JSON]).run
+    outputs = read_outputs_json(files[OUTPUTS_JSON])[0] if OUTPUTS_JSON in files else None
     return StoredRerun(run, files, outputs)
 
 
@@ -176,7 +179,7 @@ def load_site_data(
             writeup = corpus.writeup(*key)
             if writeup is not None:
                 writeups[key] = writeup.text()
-        records = root / "reruns"  # a re-run record changed or gone makes a verdict stale
+        records = root / layout.RERUNS_DIR  # a re-run record changed or gone makes a verdict stale
         for path, verdict in corpus.verdicts():
             if path.key in logbooks:
                 verdicts[path.key] = verdict
@@ -204,17 +207,17 @@ def load_site_data(
     data.bucket_of = dict(zip(paper_folds["paper"], paper_folds["bucket"], strict=True))
     data.repo_url = repo_url.rstrip("/") if repo_url else None
     data.commit = git_head(root)
-    runs = root / "reruns"
+    runs = root / layout.RERUNS_DIR
     if runs.is_dir():
         for key in logbooks:
-            record = load_rerun(corpus, runs / key[0] / key[1])
+            record = load_rerun(corpus, layout.rerun_folder(runs, *key))
             if record is not None:
                 data.reruns[key] = record
     if data.repo_url and "github.com" in data.repo_url:
         # the pull request that added each logbook, from the merge or squash commit's subject
         numbers = pull_numbers(root)
         for key in logbooks:
-            number = numbers.get(f"logbooks/{key[0]}/{key[1]}.yaml")
+            number = numbers.get(layout.logbook_rel(*key))
             if number is not None:
                 data.pull_requests[key] = f"{data.repo_url}/pull/{number}"
     for paper_id, items in reviews.items():
