@@ -12,9 +12,9 @@ import tempfile
 from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 
+from ..autorerun import plan_for
 from ..errors import ReproauditError
 from ..repo import Corpus
-from .autorerun import plan_for
 from .flow import FETCHED, drop_tokens, fetch_for_rerun, fetched_logbooks
 from .github import GitHub
 

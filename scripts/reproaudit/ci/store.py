@@ -27,7 +27,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..beneath import read_capped
-from ..errors import ReproauditError
+from ..errors import InputError, ReproauditError
 from ..judge.inputs import (
     MAX_OUTPUTS_BYTES,
     MAX_RUN_BYTES,
@@ -181,8 +181,8 @@ def _read(path: Path, limit: int, shown_limit: str) -> tuple[bytes, str | None]:
     """An artifact file through the one reader: (bytes, None) or (b"", why it is refused)."""
     try:
         got = read_capped(path.parent, path.name, limit)
-    except ReproauditError as exc:
-        return b"", exc.problems[0].message if exc.problems else str(exc)
+    except InputError as exc:  # a link or a special file
+        return b"", exc.problems[0].message
     if got is None:
         return b"", "is missing"
     if len(got.raw) > limit:

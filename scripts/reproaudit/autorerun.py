@@ -6,23 +6,19 @@ read-only token (``rerun.yml``). Any other hardware needs a GPU runner or Huggin
 Face Jobs, which cost money and run on machines a maintainer vouches for, so it
 waits for a maintainer's ``/reproduce [backend]``. A logbook without ``code`` and
 ``reproduce`` has nothing to run. The decision is pure (``plan_for``); the PR
-report and the re-run job both ask it, so what the report promises is what runs.
+report (``reproaudit check`` and the pull request's) and the re-run job
+(``ci/rerun_pr.py``) both ask it, so what the report promises is what runs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
-from ..errors import ReproauditError
-from ..loader import parse_yaml, to_model
-from ..models import Logbook, RunRecord
-from . import sticky
-from .github import GitHub
-from .store import StoreReport
-from .text import code, plain
+from .errors import InputError
+from .loader import parse_yaml, to_model
+from .models import Logbook
 
 Kind = Literal["auto", "reproduce", "none", "invalid"]
 AUTO_HARDWARE = "cpu"
@@ -73,7 +69,7 @@ def plan_from_text(paper: str, logbook: str, text: str | None) -> RerunPlan:
     rel = f"logbooks/{paper}/{logbook}.yaml"
     try:
         book = to_model(parse_yaml(text, rel), Logbook)
-    except ReproauditError:
+    except InputError:
         book = None
     return plan_for(paper, logbook, book)
 
@@ -83,54 +79,3 @@ def plan_books(
 ) -> list[RerunPlan]:
     """A plan per (paper, logbook); ``read(rel)`` gives a logbook file's text at the head."""
     return [plan_from_text(p, lb, read(f"logbooks/{p}/{lb}.yaml")) for p, lb in sorted(books)]
-
-
-def render_plans(plans: list[RerunPlan]) -> list[str]:
-    """The report's "Re-runs" section: what runs by itself, what awaits ``/reproduce``, why."""
-    if not plans:
-        return []
-    heading = {
-        "auto": "re-run automatically",
-        "reproduce": "awaits `/reproduce`",
-        "none": "not re-run",
-        "invalid": "not re-run",
-    }
-    lines = ["", "### Re-runs", ""]
-    for plan in plans:
-        lines.append(f"- {code(plan.name)}: {heading[plan.kind]}: {plan.why}.")
-    return lines
-
-
-def render_store(report: StoreReport, repo: Path, head: str) -> str:
-    """The bot comment's "reruns" section: each stored record's outcome, each refusal."""
-    lines = [f"### CI re-runs at `{head[:12]}`", ""]
-    for rel in report.stored:
-        try:
-            run = RunRecord.model_validate_json((Path(repo) / rel / "run.json").read_bytes())
-            what = f"{run.status} in {run.duration_s:.1f} s ({run.backend}, sandbox {run.sandbox})"
-        except (OSError, ValueError):
-            what = "stored"
-        name = rel.removeprefix("reruns/")
-        lines.append(f"- {code(name)}: {what}; record stored under {code(rel + '/')}")
-    for path, why in report.refused:
-        lines.append(f"- ❌ {code(path)} refused: {plain(why, 300)}")
-    for rel in report.missing:
-        lines.append(
-            f"- {code(rel.removeprefix('reruns/'))}: not re-run here (the report's "
-            "Re-runs section says why)"
-        )
-    if not report.stored and not report.refused:
-        lines.append("No logbook of this pull request was re-run here.")
-    return "\n".join(lines) + "\n"
-
-
-def post_store_report(
-    github: GitHub, repo_name: str, pr: int, head: str, report: StoreReport, repo: Path
-) -> None:
-    """Set the "reruns" section of the PR's one bot comment (status as data in its header)."""
-    status = {
-        "sha": head,
-        "stored": [rel.removeprefix("reruns/") for rel in report.stored],
-        "refused": len(report.refused),
-    }
-    sticky.update(github, repo_name, pr, "reruns", render_store(report, repo, head), status)
