@@ -156,8 +156,8 @@ def check_logbook(
             problems += judge_problems
             if verdict is not None:
                 numbers = "local_rerun" if record and record.status == "passed" else None
-                shown = artifact_verdict(verdict, numbers or "self_reported")
-                verdicts.append(ArtifactVerdict.model_validate(shown))
+                carried = artifact_verdict(verdict, numbers or "self_reported")
+                verdicts.append(ArtifactVerdict.model_validate(carried))
     head, committed = head_of(
         repo, [rel, layout.writeup_rel(paper_id, logbook_id), f"logbooks/{paper_id}/{logbook_id}"]
     )

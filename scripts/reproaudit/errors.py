@@ -48,9 +48,8 @@ class InputError(ReproauditError):
     """Input files have problems; each ``Problem`` names the file, line and field."""
 
     def __init__(self, problems: Problem | Iterable[Problem]) -> None:
-        self.problems: list[Problem] = (
-            [problems] if hasattr(problems, "code") else list(problems)  # type: ignore[arg-type]
-        )
+        one = hasattr(problems, "code")
+        self.problems: list[Problem] = [problems] if one else list(problems)  # type: ignore[list-item, arg-type]
         super().__init__(_problems_text(self.problems))
 
 
