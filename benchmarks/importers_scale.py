@@ -139,8 +139,8 @@ def bomb_pdf(path: Path, pages: int, ops: int = 200_000) -> Path:
 
 
 def read_pdf(path: Path) -> None:
+    from reproaudit.errors import ReproauditError
     from reproaudit.extract import read_paper_text
-    from reproaudit.problems import ReproauditError
 
     # pages over the limits are skipped and said so: the time is what counts here
     with contextlib.suppress(ReproauditError):

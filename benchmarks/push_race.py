@@ -25,7 +25,7 @@ import yaml
 
 from reproaudit.ci.changes import tree_changes
 from reproaudit.ci.push import apply_review, push_change
-from reproaudit.problems import ReproauditError
+from reproaudit.errors import ReproauditError
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = "Kp4rT9vQ2x"

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from reproaudit.check import check_logbook
-from reproaudit.ci.report import render_markdown
 from reproaudit.cli import cli
-from reproaudit.report_text import render_terminal
+from reproaudit.report.markdown import render_markdown
+from reproaudit.report.terminal import render_terminal
 from tests.conftest import needs_bwrap
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -209,7 +211,7 @@ def test_colour_only_when_asked_and_untrusted_escapes_are_dropped(tmp_path: Path
 
 
 def test_evidence_is_cut_at_a_word_boundary() -> None:
-    from reproaudit.ci.report import shorten
+    from reproaudit.report.model import shorten
 
     text = "growth " * 80
     cut = shorten(text, 300)
@@ -217,7 +219,8 @@ def test_evidence_is_cut_at_a_word_boundary() -> None:
 
 
 def test_only_numbers_from_cis_rerun_are_not_pending() -> None:
-    from reproaudit.ci.report import Artifact, render_comment
+    from reproaudit.ci.report import render_comment
+    from reproaudit.report.artifact import Artifact
 
     def comment(numbers: str) -> str:
         verdict = {
@@ -260,3 +263,47 @@ def test_a_path_typed_in_a_subfolder_is_read_from_there_by_the_cli_only(
     assert result.exit_code == 0, result.output
     assert f"{ERIN}:10: warning" in result.output  # the logbook, found from here
     assert "1 file checked: 0 error(s)" in result.output
+
+
+_NETWORK_CLIENTS = ("httpx", "requests", "urllib3", "http.client", "openai", "huggingface_hub")
+_PROBE = (
+    "import importlib, json, sys; importlib.import_module(sys.argv[1]); "
+    "print(json.dumps(sorted(sys.modules)))"
+)
+
+
+def modules_after_import(module: str) -> list[str]:
+    """Every module loaded by ``import module`` in a fresh interpreter."""
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, module], capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout)
+
+
+def ci_and_network(modules: list[str]) -> list[str]:
+    return [
+        m
+        for m in modules
+        if m == "reproaudit.ci"
+        or m.startswith("reproaudit.ci.")
+        or any(m == c or m.startswith(c + ".") for c in _NETWORK_CLIENTS)
+    ]
+
+
+def test_importing_check_loads_nothing_of_ci_and_no_network_client() -> None:
+    """A contributor's local check needs no GitHub client and no pull request."""
+    loaded = modules_after_import("reproaudit.check")
+    assert "reproaudit.report.model" in loaded and "reproaudit.check" in loaded
+    assert ci_and_network(loaded) == []
+    # control: the probe sees the CI layer and its GitHub client where they are loaded
+    publishing = ci_and_network(modules_after_import("reproaudit.ci.report"))
+    assert "reproaudit.ci.github" in publishing and "httpx" in publishing
+
+
+def test_a_local_check_has_no_pull_request(tmp_path: Path) -> None:
+    repo = repo_copy(tmp_path)
+    result = check_logbook(repo, ERIN, rerun=False)
+    assert result.report.pr is None
+    assert render_markdown(result.report).startswith(
+        "<!-- reproaudit:report status=ok sha=uncommitted -->\n## reproaudit\n"
+    )

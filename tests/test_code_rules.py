@@ -2,7 +2,8 @@
 
 - every ``Problem(...)`` names a registered code through its constant (never a string
   literal, never an unknown name), and every registered code is documented;
-- the package has no import cycle, counting imports inside functions too;
+- the package has no import cycle between its modules, counting imports inside functions
+  and those made only for type checking (a circle a checker follows is still a circle);
 - no command catches errors by hand: the one handler is at the click group.
 """
 
@@ -91,13 +92,14 @@ def test_every_registered_code_is_documented_on_the_reference_page() -> None:
         assert f"## `{code.name}`" in page, f"{code.name} is missing from the reference page"
 
 
-def imports_of(name: str, path: Path) -> set[str]:
-    """The package's modules that ``name`` imports anywhere (not under TYPE_CHECKING)."""
+def imports_of(name: str, path: Path, *, typing: bool = True) -> set[str]:
+    """The package's modules that ``name`` imports anywhere; ``typing=False`` skips
+    the imports under ``if TYPE_CHECKING:`` (those made for the type checker only)."""
     is_package = path.name == "__init__.py"
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        if not typing and isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             return
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
@@ -152,6 +154,42 @@ def test_the_package_has_no_import_cycle() -> None:
 def test_the_cycle_finder_finds_one() -> None:
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_a_circle_through_type_checking_imports_counts(tmp_path: Path) -> None:
+    """The shape ``errors.py`` <-> ``problems.py`` had: one side imports only for types."""
+    errors, problems = tmp_path / "errors.py", tmp_path / "problems.py"
+    errors.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .problems import P\n"
+    )
+    problems.write_text("from .errors import E\n")
+    graph = {
+        "reproaudit.errors": imports_of("reproaudit.errors", errors),
+        "reproaudit.problems": imports_of("reproaudit.problems", problems),
+    }
+    assert find_cycle(graph) == ["reproaudit.errors", "reproaudit.problems", "reproaudit.errors"]
+    assert imports_of("reproaudit.errors", errors, typing=False) == set()
+
+
+def test_errors_import_nothing_at_run_time_and_problems_import_no_errors() -> None:
+    """Every module may import ``errors``; ``problems`` (data) does not need it."""
+    assert imports_of("reproaudit.errors", MODULES["reproaudit.errors"], typing=False) == set()
+    assert "reproaudit.errors" not in imports_of(
+        "reproaudit.problems", MODULES["reproaudit.problems"]
+    )
+
+
+def test_the_report_lives_outside_the_ci_layer() -> None:
+    """``report/`` and ``check`` need no GitHub: nothing of theirs imports ``reproaudit.ci``."""
+    graph = {name: imports_of(name, path) for name, path in MODULES.items()}
+    starts = ["reproaudit.check", *(n for n in MODULES if n.startswith("reproaudit.report"))]
+    reached, todo = set(), list(starts)
+    while todo:
+        name = todo.pop()
+        if name not in reached:
+            reached.add(name)
+            todo.extend(graph[name])
+    assert sorted(n for n in reached if n.startswith("reproaudit.ci")) == []
 
 
 def test_commands_catch_no_errors_by_hand() -> None:

@@ -13,7 +13,7 @@ from reproaudit.cli import cli
 from reproaudit.hints import empty_claims, logbook_hints
 from reproaudit.loader import parse_yaml, to_model
 from reproaudit.models import Logbook, PaperFile
-from reproaudit.report_text import live_line
+from reproaudit.report.terminal import live_line
 from tests.conftest import needs_bwrap
 
 PAPER = """\

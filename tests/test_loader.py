@@ -6,8 +6,8 @@ import datetime as dt
 
 import pytest
 
+from reproaudit.errors import ReproauditError
 from reproaudit.loader import field_path, parse_yaml
-from reproaudit.problems import ReproauditError
 
 
 def codes(text: str) -> list[str]:

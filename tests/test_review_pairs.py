@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from reproaudit.problems import ReproauditError
+from reproaudit.errors import ReproauditError
 from reproaudit.review_pairs import Session, make_server
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

@@ -20,9 +20,9 @@ import pytest
 from click.testing import CliRunner
 
 from reproaudit.cli import cli
+from reproaudit.errors import ReproauditError
 from reproaudit.loader import parse_yaml, to_model
 from reproaudit.models import Claim, Logbook, PaperFile, PaperMeta, Regime, Target
-from reproaudit.problems import ReproauditError
 from reproaudit.scaffold import _env, new_paper
 
 PWN = 'x"""; __import__("os").system("touch PWNED"); """'

@@ -13,14 +13,13 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from . import layout
 from . import problems as P
-from .ci.autorerun import plan_for
-from .ci.report import SCHEMA, Artifact, LocalRerun, Report, artifact_verdict, build_report
+from .autorerun import plan_for
 from .gitrun import git_or_none
 from .hints import empty_claims, logbook_hints, rerun_hints
 from .judge.run import judge_in_memory
@@ -31,6 +30,8 @@ from .models import Logbook, parse_duration
 from .pointers import explain_missing
 from .problems import Problem
 from .repo import Corpus
+from .report.artifact import ArtifactProblem, ArtifactVerdict, artifact_verdict
+from .report.model import LocalRerun, Report, build_report
 from .reproduce import WrittenRecord, reproduce_logbook
 from .rerun_files import read_outputs_json
 from .validate import validate_repo
@@ -152,20 +153,10 @@ def check_logbook(
             problems += judge_problems
             if verdict is not None:
                 numbers = "local_rerun" if record and record.status == "passed" else None
-                verdicts.append(artifact_verdict(verdict, numbers or "self_reported"))
+                carried = artifact_verdict(verdict, numbers or "self_reported")
+                verdicts.append(ArtifactVerdict.model_validate(carried))
     head, committed = head_of(
         repo, [rel, layout.writeup_rel(paper_id, logbook_id), layout.code_rel(paper_id, logbook_id)]
-    )
-    artifact = Artifact.model_validate(
-        {
-            "schema": SCHEMA,
-            "pr": 1,
-            "head_sha": head,
-            "files": [rel],
-            "outside": [],
-            "problems": [asdict(p) for p in problems],
-            "verdicts": verdicts,
-        }
     )
     local = None
     if record is not None:
@@ -177,7 +168,11 @@ def check_logbook(
     empty = len(empty_claims(paper, book)) if paper is not None and book is not None else None
     return CheckResult(
         build_report(
-            artifact,
+            pr=None,  # no pull request yet: the contributor's machine
+            head_sha=head,
+            files=[rel],
+            problems=[ArtifactProblem.of(p) for p in problems],
+            verdicts=verdicts,
             committed=committed,
             rerun=local,
             rerun_expected=runnable,

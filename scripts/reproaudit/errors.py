@@ -5,7 +5,8 @@ unreachable endpoint): the library raises a subclass of ``ReproauditError`` and
 the single handler in ``reproaudit.cli`` prints its text and exits 1. Anything
 else is a bug and keeps its traceback (exit 3). The library never prints.
 
-This module imports nothing from the package, so every module may import it.
+This module imports nothing from the package at run time (``Problem`` only for
+type checking), so every module may import it; ``problems`` does not import it.
 """
 
 from __future__ import annotations
@@ -33,26 +34,23 @@ def _problems_text(problems: list[Problem]) -> str:
 class ReproauditError(Exception):
     """An expected failure the user can fix: its text says what went wrong and how to fix it.
 
-    ``problems`` is empty except for ``InputError``. Passing ``Problem``s here
-    still works for code written before the hierarchy (it behaves as an input
-    error); new code raises ``InputError``.
+    Raise one of the kinds below; problems found in input files are ``InputError``.
     """
 
-    def __init__(self, message: str | Problem | Iterable[Problem], hint: str | None = None) -> None:
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        if not isinstance(message, str):  # Problems go to InputError, which keeps them as data
+            raise TypeError(f"{type(self).__name__} takes a message; raise InputError(problems)")
         self.hint = hint
-        if isinstance(message, str):
-            self.problems: list[Problem] = []
-            super().__init__(_with_hint(message, hint))
-        else:
-            self.problems = [message] if hasattr(message, "code") else list(message)  # type: ignore[arg-type]
-            super().__init__(_problems_text(self.problems))
+        super().__init__(_with_hint(message, hint))
 
 
 class InputError(ReproauditError):
     """Input files have problems; each ``Problem`` names the file, line and field."""
 
     def __init__(self, problems: Problem | Iterable[Problem]) -> None:
-        super().__init__([problems] if hasattr(problems, "code") else list(problems))  # type: ignore[list-item]
+        one = hasattr(problems, "code")
+        self.problems: list[Problem] = [problems] if one else list(problems)  # type: ignore[list-item, arg-type]
+        super().__init__(_problems_text(self.problems))
 
 
 class SettingError(ReproauditError):

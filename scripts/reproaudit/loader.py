@@ -29,7 +29,7 @@ from yaml.resolver import Resolver
 
 from . import problems as P
 from .beneath import read_capped, split_path
-from .errors import InputError, ReproauditError
+from .errors import InputError
 from .models import (
     CLAIM_ID_PATTERN,
     GITHUB_PATTERN,
@@ -214,9 +214,7 @@ def _show_tag(tag: str) -> str:
     return "!!" + tag[len(_TAG) :] if tag.startswith(_TAG) else tag
 
 
-def _fail(
-    code: str, rel: str, event: Any, message: str, hint: str | None = None
-) -> ReproauditError:
+def _fail(code: str, rel: str, event: Any, message: str, hint: str | None = None) -> InputError:
     return InputError(Problem(code, rel, event.start_mark.line + 1, None, message, hint))
 
 
@@ -514,7 +512,7 @@ def to_model(doc: Document, model: type[M]) -> M:
 
 
 def load_model(path: Path, model: type[M], rel: str | None = None) -> M:
-    """Read one file as ``model``; raise ``ReproauditError`` describing every problem."""
+    """Read one file as ``model``; raise ``InputError`` describing every problem."""
     return to_model(load_document(path, rel or path.as_posix()), model)
 
 

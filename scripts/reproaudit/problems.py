@@ -18,9 +18,6 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-# The exceptions live in errors.py; re-exported here for code that imports them from problems.
-from .errors import InputError, ReproauditError  # noqa: F401
-
 Severity = Literal["error", "warning"]
 
 
@@ -313,13 +310,6 @@ FILES_NOT_LISTED = _code(
     The pull request changes more files than GitHub's pull-request files API
     lists (3,000), so the report cannot see all of them and cannot tell that
     only `logbooks/` changed. Split the pull request.""",
-)
-GIT_ERROR = _code(
-    "git_error",
-    "error",
-    """
-    `--changed-from` could not ask git which files changed (not a git
-    checkout, or an unknown revision).""",
 )
 
 

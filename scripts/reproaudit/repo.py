@@ -26,10 +26,11 @@ from pydantic import BaseModel
 
 from . import layout
 from .beneath import read_capped
+from .errors import InputError
 from .layout import DataPath
 from .loader import Document, decode_text, parse_document, read_bytes, to_model
 from .models import Logbook, PaperFile, ReviewsFile, VerdictFile
-from .problems import Problem, ReproauditError
+from .problems import Problem
 
 M = TypeVar("M", bound=BaseModel)
 MODEL_OF: dict[str, type[BaseModel]] = {
@@ -156,7 +157,7 @@ class Corpus:
             doc = parse_document(decode_text(raw, path.rel), path.rel)
             model = to_model(doc, MODEL_OF[path.kind])
             loaded = Loaded(path, model, [], doc if keep_doc else None, raw)
-        except ReproauditError as exc:
+        except InputError as exc:
             loaded = Loaded(path, None, exc.problems, None, raw)
         self._cache[path.rel] = loaded
         return loaded
@@ -171,7 +172,7 @@ class Corpus:
             return cached
         try:
             blob = read_blob(path, limit, self.root)
-        except ReproauditError as exc:  # a link or special file: never read, remembered
+        except InputError as exc:  # a link or special file: never read, remembered
             self.refused[path] = exc.problems
             blob = None
         self._blobs[path] = blob

@@ -72,8 +72,7 @@ def validate_repo(
         for given in paths:
             rels |= _expand(root, corpus, given, here)
         if changed_from is not None:
-            changed, problems = git_changed(root, changed_from)
-            report.problems.extend(problems)
+            changed = git_changed(root, changed_from)
             report.problems.extend(_change_size(root, changed))
             rels |= set(changed)
             report.problems.extend(_stray_problems(r for r in changed if layout.misplaced(r)))
@@ -675,8 +674,12 @@ def _with_dependents(corpus: Corpus, rels: set[str]) -> list[DataPath]:
     return [corpus.by_rel[r] for r in sorted(wanted)]
 
 
-def git_changed(root: Path, ref: str) -> tuple[list[str], list[Problem]]:
-    """Files changed since the merge base with ``ref``, including uncommitted and new ones."""
+def git_changed(root: Path, ref: str) -> list[str]:
+    """Files changed since the merge base with ``ref``, including uncommitted and new ones.
+
+    Git failing (not a checkout, an unknown ``ref``) is a ``GitError``: nothing can be
+    validated, and the one handler says so once.
+    """
 
     def git(*args: str) -> str:
         return run_git(root, *args, text=True).stdout
@@ -687,17 +690,11 @@ def git_changed(root: Path, ref: str) -> tuple[list[str], list[Problem]]:
         untracked = git("ls-files", "--others", "--exclude-standard", "-z").split("\0")
     except GitError as exc:
         detail = str(exc).split(" failed: ", 1)[-1]
-        return [], [
-            Problem(
-                P.GIT_ERROR,
-                ".",
-                None,
-                None,
-                f"cannot list changes since {ref!r}: {detail.strip()}",
-                "run inside a git checkout and fetch the base branch first",
-            )
-        ]
-    return sorted({r for r in changed + untracked if r}), []
+        raise GitError(
+            f"cannot list changes since {ref!r}: {' '.join(detail.split())}",
+            "run inside a git checkout and fetch the base branch first",
+        ) from None
+    return sorted({r for r in changed + untracked if r})
 
 
 def _change_size(root: Path, rels: list[str]) -> list[Problem]:

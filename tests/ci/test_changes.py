@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from reproaudit.ci.changes import BlobReader, Change, read_blob, tree_changes
-from reproaudit.ci.report import load_artifact, publish_report
-from reproaudit.problems import ReproauditError
+from reproaudit.ci.report import publish_report
+from reproaudit.errors import ReproauditError
+from reproaudit.report.artifact import load_artifact
 from tests.ci import payloads
 from tests.ci.conftest import PR
 from tests.gitutil import git

@@ -9,8 +9,8 @@ import yaml
 from click.testing import CliRunner
 
 from reproaudit.ci.commands import carry_out, dispatch, parse_event
-from reproaudit.ci.text import plain
 from reproaudit.cli import cli
+from reproaudit.report.markdown_text import plain
 from reproaudit.site.build import build_site
 from tests.ci import payloads
 from tests.ci.conftest import HEAD, PR, ROOT

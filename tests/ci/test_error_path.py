@@ -199,12 +199,22 @@ def test_the_hierarchy() -> None:
     problem = Problem("unknown_claim", "logbooks/p/a.yaml", 3, "results[0].claim", "no C9")
     err = InputError(problem)
     assert err.problems == [problem] and str(err) == problem.format_text()
-    assert ReproauditError("x", "do y").problems == []
     assert str(ReproauditError("x", "do y")) == "x\n  hint: do y"
     assert str(ArtifactError(Path("a.json"), "not JSON")) == "a.json: not JSON"
+
+
+def test_problems_are_raised_only_as_an_input_error() -> None:
+    """The legacy shape (a ``ReproauditError`` carrying problems) is gone: problems are data."""
+    problem = Problem("unknown_claim", "logbooks/p/a.yaml", 3, "results[0].claim", "no C9")
+    for given in (problem, [problem]):
+        with pytest.raises(TypeError, match="raise InputError"):
+            ReproauditError(given)  # type: ignore[arg-type]
+    assert not hasattr(ReproauditError("x"), "problems")
     import reproaudit.problems
 
-    assert reproaudit.problems.ReproauditError is ReproauditError  # older imports still work
+    # problems.py is data (codes, Problem); the exceptions are errors.py's alone
+    assert not hasattr(reproaudit.problems, "ReproauditError")
+    assert not hasattr(reproaudit.problems, "InputError")
 
 
 def test_judge_reads_the_repository_reruns_by_default(tmp_path: Path) -> None:

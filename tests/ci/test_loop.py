@@ -19,10 +19,12 @@ from pathlib import Path
 import yaml
 from click.testing import CliRunner
 
+from reproaudit.autorerun import plan_books, plan_from_text
 from reproaudit.ci import sticky
-from reproaudit.ci.autorerun import plan_books, plan_from_text
-from reproaudit.ci.report import build_report, load_artifact, render_markdown, rerun_plans
+from reproaudit.ci.report import report_of, rerun_plans
 from reproaudit.cli import cli
+from reproaudit.report.artifact import load_artifact
+from reproaudit.report.markdown import render_markdown
 from tests.ci import payloads
 from tests.ci.conftest import HEAD, PR, ROOT, checkout
 from tests.conftest import needs_bwrap
@@ -242,7 +244,7 @@ def test_the_report_says_which_logbooks_rerun_by_themselves_and_which_await_repr
         head_sha=HEAD,
     )
     plans = rerun_plans(artifact, github=client(), repo=github_api.repo, repo_dir=None)
-    body = render_markdown(build_report(artifact, reruns=plans))
+    body = render_markdown(report_of(artifact, reruns=plans))
     assert "In CI: 1 re-run automatically, 1 awaiting `/reproduce`." in body
     assert (
         "- `` Kp4rT9vQ2x/yara-paging-1 ``: awaits `/reproduce`: hardware `a10g-small` needs a GPU"

@@ -15,8 +15,10 @@ from click.testing import CliRunner
 
 from reproaudit.ci.changes import Change
 from reproaudit.ci.ownership import Author, author_from_association, rule_pr
-from reproaudit.ci.report import load_artifact, publish_report, validate_pr
+from reproaudit.ci.report import publish_report
+from reproaudit.ci.validation import validate_pr
 from reproaudit.cli import cli
+from reproaudit.report.artifact import load_artifact
 from tests.ci import payloads
 from tests.ci.conftest import PR
 from tests.gitutil import git

@@ -247,7 +247,7 @@ def test_the_validate_step_and_the_report_refuse_a_link_from_the_trees(repo):
     """``ci validate-pr`` (the PR's checkout) and the report's rule (git trees, base-branch
     code) both refuse the link, once each, naming it; the honest PR is valid."""
     from reproaudit.ci.ownership import Author, rule_pr
-    from reproaudit.ci.report import validate_pr
+    from reproaudit.ci.validation import validate_pr
 
     honest(repo)
     head = commit(repo)

@@ -17,7 +17,7 @@ from reproaudit.ci.push import (
     apply_verdicts,
     push_change,
 )
-from reproaudit.problems import ReproauditError
+from reproaudit.errors import ReproauditError
 from tests.ci.conftest import checkout
 from tests.gitutil import git
 

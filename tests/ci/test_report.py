@@ -9,15 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from reproaudit.ci.report import (
-    MARKER,
-    load_artifact,
-    pr_of_workflow_run,
-    publish_report,
-    render_comment,
-    validate_pr,
-)
-from reproaudit.problems import ReproauditError
+from reproaudit.ci.events import pr_of_workflow_run
+from reproaudit.ci.report import publish_report, render_comment
+from reproaudit.ci.validation import validate_pr
+from reproaudit.errors import ReproauditError
+from reproaudit.report.artifact import load_artifact
+from reproaudit.report.markdown import MARKER
 from tests.ci import payloads
 from tests.ci.conftest import HEAD, PR
 from tests.gitutil import branch_from_main, git
@@ -143,6 +140,36 @@ def test_pr_and_head_come_from_the_trusted_workflow_run_event(client, github_api
     github_api.pulls.clear()
     with pytest.raises(ReproauditError, match="no open pull request"):
         pr_of_workflow_run(forked, client())
+
+
+def test_validate_pr_with_an_unknown_base_reports_the_git_error_once(
+    pr_checkout: Path, tmp_path: Path
+) -> None:
+    """A base git cannot compare with: one message on stderr, exit 1, no artifact."""
+    from click.testing import CliRunner
+
+    from reproaudit.cli import cli
+
+    out = tmp_path / "result.json"
+
+    def validate_pr_cli(base: str):
+        return CliRunner().invoke(
+            cli,
+            ["ci", "validate-pr", "--base", base, "--pr", str(PR), "--sha", HEAD,
+             "--out", str(out), "--repo", str(pr_checkout)],
+        )  # fmt: skip
+
+    result = validate_pr_cli("nosuchref")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (
+        "cannot list changes since 'nosuchref': fatal: Not a valid object name nosuchref\n"
+        "  hint: run inside a git checkout and fetch the base branch first\n"
+    )
+    assert not out.exists()
+    # control: the base the branch came from gives an artifact
+    result = validate_pr_cli("main")
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text())["files"] == ["logbooks/T5wPj8mRaK/zoe-speedup-1.yaml"]
 
 
 def test_the_report_command_refuses_a_mismatched_run(tmp_path, github_api, monkeypatch) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from reproaudit.ci import sticky
-from reproaudit.ci.report import load_artifact, publish_report
+from reproaudit.ci.report import publish_report
+from reproaudit.report.artifact import load_artifact
 from tests.ci.conftest import HEAD, PR
 
 

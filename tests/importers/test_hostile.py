@@ -23,12 +23,12 @@ from click.testing import CliRunner
 
 from reproaudit import problems as P
 from reproaudit.cli import cli
+from reproaudit.errors import ReproauditError
 from reproaudit.importers import import_paperbench, import_trackio, write_import
 from reproaudit.importers.trackio import handle_slug
 from reproaudit.importers.trackio_format import fences, parse_page
 from reproaudit.loader import load_model
 from reproaudit.models import Logbook
-from reproaudit.problems import ReproauditError
 
 PAPER = """\
 paper: {{id: {id}, title: FastTraj, venue: ICML 2026, links: {{arxiv: "2406.99999"}}}}

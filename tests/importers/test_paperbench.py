@@ -18,10 +18,11 @@ import pytest
 from click.testing import CliRunner
 
 from reproaudit.cli import cli
+from reproaudit.errors import ReproauditError
 from reproaudit.importers import import_paperbench, write_import
 from reproaudit.loader import parse_yaml, to_model
 from reproaudit.models import PaperFile
-from reproaudit.problems import ReproauditError, format_problems
+from reproaudit.problems import format_problems
 
 BROKEN = Path(__file__).resolve().parents[1] / "data" / "importers" / "paperbench"
 CASES = sorted(p.stem for p in BROKEN.glob("*.json"))

@@ -16,12 +16,13 @@ import pytest
 from click.testing import CliRunner
 
 from reproaudit.cli import cli
+from reproaudit.errors import ReproauditError
 from reproaudit.importers import import_trackio, write_import
 from reproaudit.importers.trackio import _page_verdict
 from reproaudit.importers.trackio_format import Cell, Page
 from reproaudit.loader import load_model, parse_yaml, to_model
 from reproaudit.models import Logbook
-from reproaudit.problems import ReproauditError, format_problems
+from reproaudit.problems import format_problems
 
 PAPER = """\
 paper:

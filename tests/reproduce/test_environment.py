@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from reproaudit.problems import ReproauditError
+from reproaudit.errors import ReproauditError
 from reproaudit.reproduce import reproduce_logbook
 from reproaudit.reproduce.sandbox import bwrap_available
 from tests.test_reproduce import PAPER, add_logbook, outputs_of, run_json

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from reproaudit.errors import ReproauditError
 from reproaudit.judge.inputs import read_rerun
 from reproaudit.loader import load_model
 from reproaudit.models import Logbook
-from reproaudit.problems import ReproauditError
 from reproaudit.reproduce import Limits, reproduce_logbook
 from reproaudit.reproduce.sandbox import bwrap_available, choose_sandbox
 from reproaudit.rerun_inputs import read_inputs

@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from reproaudit.cli import cli
-from reproaudit.problems import ReproauditError
+from reproaudit.errors import ReproauditError
 from reproaudit.site.build import build_site
 from reproaudit.site.render import relative
 from tests.site.conftest import NOW, site_repo

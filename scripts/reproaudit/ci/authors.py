@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ..repo import Corpus
+from ..report.markdown_text import code, plain
 from . import sticky
-from .text import code, plain
 
 GUIDE_IN_REPO = "scripts/reproaudit/site/docs/authors.md"  # also a page of the site
 

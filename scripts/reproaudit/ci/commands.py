@@ -34,11 +34,11 @@ from ..loader import parse_yaml, to_model
 from ..models import CLAIM_ID_PATTERN, Logbook, PaperFile, Review, ReviewsFile
 from ..problems import Problem
 from ..repo import Corpus
+from ..report.markdown_text import code, plain
 from .binding import HeadCheck, head_at_comment
 from .flow import BACKENDS
 from .github import WRITE_PERMISSIONS, GitHub
 from .ownership import rule_pull
-from .text import code, plain
 
 Who = Literal["anyone", "write", "author"]
 _MARKDOWN = MarkdownIt("commonmark")

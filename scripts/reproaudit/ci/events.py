@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..errors import ArtifactError
+from ..errors import ArtifactError, ReproauditError
 from .github import GitHub
 
 MAX_EVENT_BYTES = 25_000_000  # GitHub caps webhook payloads at 25 MB
@@ -29,12 +29,31 @@ def pr_target(
     github: GitHub, event: Path | None, pr: int | None, sha: str | None
 ) -> tuple[int, str]:
     """(PR number, head SHA): from a ``workflow_run`` event file when given, else as given."""
-    from .report import pr_of_workflow_run
-
     if event is not None:
         return pr_of_workflow_run(read_json(event), github)
     assert pr is not None and sha is not None, "the command line checks --pr and --sha"
     return pr, sha
+
+
+def pr_of_workflow_run(event: dict[str, Any], github: GitHub) -> tuple[int, str]:
+    """(PR number, head SHA) of a ``workflow_run`` event, from trusted fields only.
+
+    ``workflow_run.pull_requests`` is empty for pull requests from forks; then the
+    open pull request whose head is the run's head SHA is looked up.
+    """
+    try:
+        run = event["workflow_run"]
+        head_sha = str(run["head_sha"])
+        repo = str(event["repository"]["full_name"])
+    except (KeyError, TypeError) as exc:
+        raise ArtifactError("the event", f"not a workflow_run event: missing {exc}") from None
+    for pull in run.get("pull_requests") or []:
+        if str(pull.get("head", {}).get("sha")) == head_sha:
+            return int(pull["number"]), head_sha
+    for pull in github.paginate(f"/repos/{repo}/pulls", state="open"):
+        if pull["head"]["sha"] == head_sha:
+            return int(pull["number"]), head_sha
+    raise ReproauditError(f"no open pull request has head {head_sha[:12]}")
 
 
 def head_of_workflow_run(event: Path) -> str:

@@ -19,9 +19,9 @@ from ..errors import ArtifactError, ReproauditError
 from ..fsutil import atomic_write
 from ..judge.run import judge_repo
 from ..repo import Corpus
+from ..report.markdown_text import code, plain
 from . import sticky
 from .github import GitHub
-from .text import code, plain
 
 
 def verify_head(github: GitHub, repo: str, pr: int, sha: str) -> str:

@@ -29,7 +29,7 @@ from typing import Literal
 
 from .. import layout
 from .. import problems as P
-from ..errors import ReproauditError
+from ..errors import InputError
 from ..loader import parse_yaml
 from ..pathrule import tree_problems
 from ..problems import Problem
@@ -89,9 +89,18 @@ def contributor_of(text: bytes | str | None, rel: str) -> str | None:
         raw = text.decode("utf-8") if isinstance(text, bytes) else text
         data = parse_yaml(raw, rel).data
         handle = data["logbook"]["contributor"]["github"]
-    except (ReproauditError, UnicodeDecodeError, KeyError, TypeError):
+    except (InputError, UnicodeDecodeError, KeyError, TypeError):
         return None
     return handle if isinstance(handle, str) and handle else None
+
+
+def git_owner_at(reader: BlobReader, base: str, head: str) -> OwnerAt:
+    """``owner_at`` for ``rule_pr``: a logbook's contributor at ``base`` or ``head`` (git)."""
+
+    def owner_at(side: Side, rel: str) -> str | None:
+        return contributor_of(reader.read(base if side == "base" else head, rel), rel)
+
+    return owner_at
 
 
 def logbook_of(path: str) -> str | None:
@@ -235,11 +244,8 @@ def rule_pull(
         ensure_commits(repo_dir, [base, head])
         changes = tree_changes(repo_dir, base, head)
         with BlobReader(repo_dir) as reader:
-
-            def git_owner(side: Side, rel: str) -> str | None:
-                return contributor_of(reader.read(base if side == "base" else head, rel), rel)
-
-            return PullRuling(rule_pr(changes, author, git_owner), author, changes, True)
+            ruling = rule_pr(changes, author, git_owner_at(reader, base, head))
+        return PullRuling(ruling, author, changes, True)
 
     def api_owner(side: Side, rel: str) -> str | None:
         return contributor_of(github.file_text(repo, rel, base if side == "base" else head), rel)

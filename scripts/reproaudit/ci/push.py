@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from .. import layout
-from ..errors import ArtifactError, GitError, ReproauditError
+from ..errors import ArtifactError, GitError, InputError
 from ..gitrun import run_git
 from ..scratch import held_dir, sweep, temp_root
 from .changes import auth_env
@@ -267,8 +267,8 @@ def apply_review(record: dict) -> Apply:
 
         try:
             append_review(work, record)
-        except ReproauditError as exc:
-            raise ApplyConflict(exc.problems[0].message if exc.problems else str(exc)) from None
+        except InputError as exc:  # the fresh reviews.yaml does not take the record
+            raise ApplyConflict(exc.problems[0].message) from None
         return [layout.reviews_rel(record["paper"])]
 
     return apply

@@ -13,9 +13,9 @@ from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 
 from .. import layout
+from ..autorerun import plan_for
 from ..errors import ReproauditError
 from ..repo import Corpus
-from .autorerun import plan_for
 from .flow import FETCHED, drop_tokens, fetch_for_rerun, fetched_logbooks
 from .github import GitHub
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import ArtifactError
+from ..report.artifact import Artifact, load_artifact
 from .events import read_json
 from .github import GitHub
 
 
-def load_artifact_file(path: Path, pr: int, sha: str):  # -> report.Artifact
+def load_artifact_file(path: Path, pr: int, sha: str) -> Artifact:
     """The result artifact in ``path``, checked as untrusted data against the PR and commit."""
-    from .report import load_artifact
-
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .. import layout
 from ..beneath import read_capped
-from ..errors import ReproauditError
+from ..errors import InputError, ReproauditError
 from ..judge.inputs import record_currency
 from ..layout import OUTPUTS_JSON, RECORD_FILES, RUN_JSON
 from ..loader import parse_yaml, to_model
@@ -163,8 +163,8 @@ def _read(path: Path) -> tuple[bytes, str | None]:
     shows it is too large): (bytes, None) or (b"", why it is refused)."""
     try:
         got = read_capped(path.parent, path.name, LIMITS[path.name])
-    except ReproauditError as exc:
-        return b"", f"{path.name} " + (exc.problems[0].message if exc.problems else str(exc))
+    except InputError as exc:  # a link or a special file
+        return b"", f"{path.name} {exc.problems[0].message}"
     if got is None:
         return b"", f"{path.name} is missing"
     return got.raw, None

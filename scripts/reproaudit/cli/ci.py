@@ -444,9 +444,9 @@ def ci_store_reruns(
     Only when the PR passes the ownership rule, for the logbooks it changes, and when each
     record binds those logbooks' bytes, write-up, code tree and requirements at the head.
     """
-    from ..ci.autorerun import post_store_report
     from ..ci.events import pr_target
     from ..ci.github import GitHub
+    from ..ci.report import post_store_report
     from ..ci.store import store_reruns
 
     _event_or_pr(event, pr, sha)

@@ -102,8 +102,8 @@ def check(logbook: Path, rerun: bool | None, fmt: str, sandbox: str | None, repo
     fix, or a local re-run that failed or timed out). Writes nothing into the repository.
     """
     from ..check import check_logbook
-    from ..ci.report import render_markdown
-    from ..report_text import live_line, render_terminal
+    from ..report.markdown import render_markdown
+    from ..report.terminal import live_line, render_terminal
 
     live = None
     if sys.stderr.isatty():  # a live line while the local re-run runs; never in logs

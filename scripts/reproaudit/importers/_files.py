@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import problems as P
 from ..beneath import KINDS, read_capped
-from ..errors import InputError, ReproauditError
+from ..errors import InputError
 from ..problems import Problem
 
 MAX_JSON_DEPTH = 64
@@ -47,7 +47,7 @@ def kind_of(path: Path) -> str | None:
     return _KINDS.get(stat.S_IFMT(mode), "not a regular file")
 
 
-def refused(path: Path, what: str, shown: str | None = None) -> ReproauditError:
+def refused(path: Path, what: str, shown: str | None = None) -> InputError:
     return InputError(
         Problem(
             P.IMPORT_FILE_REFUSED,
@@ -178,7 +178,7 @@ def load_json(
     ``line`` is added to the decoder's line numbers (for JSON inside a larger file).
     """
 
-    def problem(message: str, at: int | None = None) -> ReproauditError:
+    def problem(message: str, at: int | None = None) -> InputError:
         return InputError(
             Problem(
                 P.IMPORT_SOURCE_INVALID, shown, at, None, f"{what}: {message}" if what else message

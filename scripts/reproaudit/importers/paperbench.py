@@ -26,7 +26,7 @@ from typing import Any
 
 from .. import layout
 from .. import problems as P
-from ..errors import InputError, ReproauditError
+from ..errors import InputError
 from ..loader import parse_yaml, to_model
 from ..models import ID_PATTERN, PaperFile
 from ..problems import Problem
@@ -72,7 +72,7 @@ def import_paperbench(
     Returns the repository-relative path ``claims/<venue-slug>/<paper_id>.yaml``
     and the YAML text, already checked against the schema; nothing is written.
     The title comes from ``title`` or from the ``config.yaml`` PaperBench keeps
-    beside the rubric. Raises ``ReproauditError`` naming the file and the JSON
+    beside the rubric. Raises ``InputError`` naming the file and the JSON
     path of every structural problem, or when the rubric has no Result
     Analysis leaf.
     """
@@ -99,7 +99,7 @@ def import_paperbench(
     leaves: list[_Leaf] | None = None
     try:
         leaves = _result_leaves(_read_json(rubric), shown)
-    except ReproauditError as exc:
+    except InputError as exc:
         problems += exc.problems
     if leaves == []:
         problems.append(
@@ -159,7 +159,7 @@ def _config_title(config: Path) -> tuple[str | None, list[Problem]]:
         doc = parse_yaml(raw.decode("utf-8"), shown)
     except UnicodeDecodeError:
         return None, [Problem(P.IMPORT_SOURCE_INVALID, shown, None, None, "not UTF-8 text")]
-    except ReproauditError as exc:
+    except InputError as exc:
         return None, exc.problems
     if not isinstance(doc.data, dict):
         return None, [Problem(P.IMPORT_SOURCE_INVALID, shown, 1, None, "expected a mapping")]

@@ -88,7 +88,7 @@ def import_trackio(
     text, already checked against the schema; nothing is written. The paper is
     ``paper`` or the one the logbook's metadata names (an OpenReview id, or an
     arXiv id matched against the papers' ``links.arxiv``). Raises
-    ``ReproauditError`` with every problem found.
+    ``InputError`` with every problem found.
     """
     source = read_workspace(workspace)
     problems: list[Problem] = []
@@ -133,7 +133,7 @@ def import_trackio(
     paper_file: PaperFile | None = None
     try:
         paper_file = _resolve_paper(Corpus(repo), source, paper)
-    except ReproauditError as exc:
+    except InputError as exc:
         problems += exc.problems
     if paper_file is not None:
         problems += _unknown_claims(paper_file, claim_pages)

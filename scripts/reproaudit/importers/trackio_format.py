@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import problems as P
-from ..errors import InputError, ReproauditError
+from ..errors import InputError
 from ..escaping import clip
 from ..problems import Problem
 from ._files import check_folder, inside, kind_of, load_json, read_regular, refused
@@ -250,5 +250,5 @@ def fences(body: str) -> list[tuple[str, str]]:
     return out
 
 
-def _invalid(path: Path, line: int | None, message: str) -> ReproauditError:
+def _invalid(path: Path, line: int | None, message: str) -> InputError:
     return InputError(Problem(P.IMPORT_SOURCE_INVALID, path.as_posix(), line, None, message))

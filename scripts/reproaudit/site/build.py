@@ -23,12 +23,12 @@ from typing import Any
 from .. import layout
 from .. import problems as P
 from ..beneath import read_file
-from ..errors import StorageError, storage_error
+from ..errors import InputError, ReproauditError, StorageError, storage_error
 from ..judge.cases import RulesJudge
 from ..judge.run import JudgeSummary, judge_corpus, now_utc
 from ..loader import MAX_DATA_BYTES, decode_text
 from ..models import VerdictFile
-from ..problems import Problem, ReproauditError
+from ..problems import Problem
 from ..repo import Corpus
 from ..scratch import held_dir, sweep, temp_root
 from . import render
@@ -73,7 +73,7 @@ def merged_config(root: Path, site_url: str | None = None) -> dict[str, Any]:
         text.name = str(root / "mkdocs.yml")  # type: ignore[misc]  # INHERIT is relative to it
         mine = yaml_load(text)
         if not isinstance(mine, dict):
-            raise ReproauditError(
+            raise InputError(
                 Problem(
                     P.NOT_A_MAPPING,
                     "mkdocs.yml",
@@ -146,7 +146,7 @@ def build_site(
         # judged in memory, never written: only `reproaudit judge` writes verdicts/
         judged = {doc.rel: doc.model() for doc in verdict_docs}
         if summary.problems:
-            raise ReproauditError(summary.problems)
+            raise InputError(summary.problems)
         corpus.add_verdicts(judged)
     timings["judge missing verdicts"] = time.perf_counter() - start
 
@@ -162,7 +162,7 @@ def build_site(
     if only:
         unknown = sorted(only - set(data.papers))
         if unknown:
-            raise ReproauditError(
+            raise InputError(
                 Problem(
                     P.UNKNOWN_PAPER,
                     "claims/",
@@ -264,7 +264,7 @@ def _render_and_build(
             Problem(P.INVALID_VALUE, "mkdocs.yml", None, name, str(message))
             for name, message in [*errors, *warnings]
         ]
-        raise ReproauditError(problems)
+        raise InputError(problems)
     plugin = config.plugins["reproaudit"]
     plugin.feed(pages, outputs)
     log = logging.getLogger("mkdocs")

@@ -1,7 +1,7 @@
 """The report for a terminal: plain text, colour only when the output is a TTY.
 
 ``reproaudit check`` prints this; the pull request gets the Markdown rendering
-of the same ``Report`` (``ci.report.render_markdown``). Nothing here is Markdown:
+of the same ``Report`` (``markdown.render_markdown``). Nothing here is Markdown:
 no backslash escapes, no HTML entities. Untrusted text (messages quoting the
 logbook, evidence, the re-run's log) loses control characters, so a logbook
 cannot move the cursor or recolour the terminal.
@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
-from .ci.report import PENDING, Report, log_lines, outcome_sentence, rerun_line, shorten
-from .escaping import strip_controls
+from ..escaping import strip_controls
+from .model import PENDING, Report, log_lines, outcome_sentence, rerun_line, shorten
 
 _COLOURS = {"red": "31", "green": "32", "yellow": "33", "bold": "1", "dim": "2"}
 _VERDICT_COLOUR = {

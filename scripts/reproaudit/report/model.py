@@ -1,0 +1,187 @@
+"""The ``Report``: what a check of logbooks found, computed once, shown by two renderers.
+
+A pull request's report (``ci report``, from the untrusted artifact plus the
+base branch's own checks) and a contributor's ``reproaudit check`` (local, no
+pull request: ``pr`` is None) build the same ``Report``; ``markdown.py`` renders
+it as the PR comment and ``terminal.py`` for a terminal, both starting with
+``outcome_sentence``. Pure: no files, no network.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from .. import layout
+from ..autorerun import RerunPlan
+from ..escaping import clip
+from .artifact import ArtifactProblem, ArtifactVerdict
+
+PENDING = "pending"
+
+
+def _backticks(text: str) -> str:
+    return f"`{text}`"
+
+
+@dataclass(frozen=True)
+class LocalRerun:
+    """A re-run made by ``reproaudit check`` on the contributor's machine."""
+
+    status: str  # passed | failed | timeout
+    exit_code: int | None
+    duration_s: float
+    log_tail: str
+    sandbox: str | None = None  # "none": the contributor asked for an unconfined run
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a report says, computed once; the Markdown and terminal renderers show it."""
+
+    pr: int | None  # None: a local check (``reproaudit check``), no pull request
+    ok: bool
+    head_sha: str
+    committed: bool  # False: the files checked are not (all) committed at head_sha
+    errors: list[ArtifactProblem]
+    outside: list[str]
+    by_file: dict[str, list[ArtifactProblem]]
+    verdicts: list[ArtifactVerdict]
+    checks: list[str]
+    rerun: LocalRerun | None = None
+    rerun_expected: bool = True  # False when the logbook has nothing CI could re-run
+    notes: tuple[str, ...] = ()  # the report's own findings (base-branch code), shown as info
+    reruns: tuple[RerunPlan, ...] = ()  # how CI re-runs each logbook (base-branch code, git)
+    empty: int | None = None  # claims left empty (None: count the verdicts' not_addressed)
+
+    @property
+    def status(self) -> str:
+        return "ok" if self.ok else "fail"
+
+    def where(self, code_of: Callable[[str], str] = _backticks) -> str:
+        if not self.committed:
+            return "in your working copy (not committed)"
+        return f"at {code_of(self.head_sha[:12])}"
+
+    @property
+    def pending(self) -> bool:
+        """Whether any verdict rests on numbers not (yet) from CI's re-run."""
+        return any(v.numbers != "ci_rerun" for v in self.verdicts)
+
+
+def build_report(
+    *,
+    pr: int | None,
+    head_sha: str,
+    files: Sequence[str],
+    problems: Iterable[ArtifactProblem],
+    verdicts: Iterable[ArtifactVerdict],
+    outside: Iterable[str] = (),
+    committed: bool = True,
+    rerun: LocalRerun | None = None,
+    rerun_expected: bool = True,
+    notes: Iterable[str] = (),
+    reruns: Iterable[RerunPlan] = (),
+    empty: int | None = None,
+) -> Report:
+    """Compute a report from what was checked (``files``) and found, and a local re-run.
+
+    ``pr`` is None for ``reproaudit check``: nothing here depends on a pull request.
+    """
+    problems = list(problems)
+    errors = [p for p in problems if p.severity == "error"]
+    outside = sorted(set(outside))
+    failed_rerun = rerun is not None and rerun.status != "passed"
+    by_file: dict[str, list[ArtifactProblem]] = defaultdict(list)
+    for problem in problems:
+        by_file[problem.path].append(problem)
+    books = [f for f in files if (d := layout.classify(f)) is not None and d.kind == "logbook"]
+    checks = [f"reproaudit check {f}" for f in books[:10] if "`" not in f] or [
+        "reproaudit validate --changed-from origin/main"
+    ]
+    return Report(
+        pr=pr,
+        ok=not errors and not outside and not failed_rerun,
+        head_sha=head_sha,
+        committed=committed,
+        errors=errors,
+        outside=outside,
+        by_file={k: by_file[k] for k in sorted(by_file)},
+        verdicts=list(verdicts),
+        checks=checks,
+        rerun=rerun,
+        rerun_expected=rerun_expected,
+        notes=tuple(notes),
+        reruns=tuple(reruns),
+        empty=empty,
+    )
+
+
+def outcome_sentence(report: Report, code_of: Callable[[str], str] = _backticks) -> str:
+    """The one-sentence outcome both renderers start with (without the emoji)."""
+    where = report.where(code_of)
+    if report.errors or report.outside:
+        n = len(report.errors)
+        text = f"{n} problem{'s' if n != 1 else ''} to fix"
+        if report.outside:
+            text += f" and {len(report.outside)} file(s) outside {code_of('logbooks/')}"
+        return f"{text} {where}."
+    if report.rerun is not None and report.rerun.status != "passed":
+        what = "timed out" if report.rerun.status == "timeout" else "failed"
+        code_text = (
+            f" (exit code {report.rerun.exit_code})" if report.rerun.exit_code is not None else ""
+        )
+        return (
+            f"The local re-run {what}{code_text} {where}: a failed re-run verifies nothing; "
+            "fix the command, then check again."
+        )
+    count = len(report.verdicts)
+    empty = report.empty
+    if empty is None:
+        empty = sum(1 for v in report.verdicts for c in v.claims if "not_addressed" in c.flags)
+    addressed = (
+        "every claim addressed"
+        if not empty
+        else f"{empty} claim{'s' if empty != 1 else ''} still empty"
+    )
+    if report.reruns:
+        auto = sum(p.kind == "auto" for p in report.reruns)
+        waiting = sum(p.kind == "reproduce" for p in report.reruns)
+        then = f" {auto} re-run automatically" if auto else ""
+        if waiting:
+            then += f"{',' if auto else ''} {waiting} awaiting {code_of('/reproduce')}"
+        then = f" In CI:{then}." if then else ""
+    else:
+        then = f" A maintainer can ask for a re-run with {code_of('/reproduce')}."
+    return (
+        f"Valid, {addressed}: {count} logbook{'s' if count != 1 else ''} checked {where}; "
+        f"the rules verdicts are below.{then}"
+    )
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` on one line, cut at a word boundary when longer than ``limit``."""
+    return clip(" ".join(str(text).split()), limit)
+
+
+def log_lines(tail: str, most: int = 20) -> list[str]:
+    """The last ``most`` non-empty lines of a log tail."""
+    lines = [line.rstrip() for line in tail.splitlines() if line.strip()]
+    return lines[-most:]
+
+
+def rerun_line(rerun: LocalRerun) -> str:
+    """The local re-run in one sentence (Markdown backticks; the terminal drops them)."""
+    where = f"exit code {rerun.exit_code}" if rerun.exit_code is not None else "no exit code"
+    line = (
+        f"Local re-run: {rerun.status} in {rerun.duration_s:.1f} s ({where}); "
+        "CI re-runs it again (cpu logbooks by themselves, others after a maintainer's "
+        "`/reproduce`)."
+    )
+    if rerun.sandbox == "none":
+        line += (
+            "\n\nNOT SANDBOXED: the re-run ran unconfined on this machine (`--sandbox none`); "
+            "CI always runs it in a sandbox."
+        )
+    return line
