@@ -67,7 +67,7 @@ def validate_pr_to(
 
 def outside_logbooks(files: list[str]) -> list[str]:
     """Changed paths a contributor's pull request may not touch (anything not in logbooks/)."""
-    return sorted(f for f in files if PurePosixPath(f).parts[:1] != ("logbooks",))
+    return sorted(f for f in files if PurePosixPath(f).parts[:1] != (layout.LOGBOOKS_DIR,))
 
 
 def validate_pr(
