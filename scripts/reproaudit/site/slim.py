@@ -13,8 +13,9 @@ content and is never touched) without changing what a reader sees:
   shared file, loaded the same way (a plain blocking ``<script src>``, so it runs at the same
   point of the page);
 - an empty table-of-contents sidebar that the page hides is dropped;
-- the theme's configuration (``#__config``) loses what only its own search box reads (the
-  site's search is Pagefind's page; the theme's box is not on the page) and its empty keys.
+- when the theme's own search box is not on the page (the site's search is a form to
+  Pagefind's page), its button goes (the stylesheet hid it) and so do its settings in the
+  theme's configuration (``#__config``), with the configuration's empty keys.
 
 Pure: HTML in, HTML and what the shared files must hold out. The plugin writes those files.
 """
@@ -36,6 +37,10 @@ _ICON = re.compile(
     r'<svg xmlns="http://www\.w3\.org/2000/svg" viewBox="([0-9. -]+)">(.*?)</svg>', re.S
 )
 _SCRIPT = re.compile(r"<script>(.*?)</script>", re.S)
+_SEARCH_BUTTON = re.compile(
+    r'<label class="md-header__button md-icon" for="__search">\s*<svg\b.*?</svg>\s*</label>', re.S
+)
+_THEME_SEARCH = 'data-md-component="search"'
 _CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.S)
 _EMPTY_TOC = re.compile(
     r'<div class="md-sidebar md-sidebar--secondary" data-md-component="sidebar" '
@@ -80,10 +85,13 @@ def _one_space(run: re.Match[str]) -> str:
     return "\n" if "\n" in run[0] else " "
 
 
-def slim_chrome(text: str, root: str, shared: Shared) -> str:
+def slim_chrome(text: str, root: str, shared: Shared, theme_search: bool = False) -> str:
     """One stretch of theme chrome made small; ``root`` is the relative link to the site's
-    root from the page (``../../``), so the shared files resolve from any depth."""
+    root from the page (``../../``), so the shared files resolve from any depth;
+    ``theme_search``: the theme's own search box is on the page (its settings stay)."""
     text = _EMPTY_TOC.sub("", text)
+    if not theme_search:
+        text = _CONFIG.sub(_trim_config, _SEARCH_BUTTON.sub("", text))
 
     def icon(match: re.Match[str]) -> str:
         box, body = match[1], match[2]
@@ -100,8 +108,6 @@ def slim_chrome(text: str, root: str, shared: Shared) -> str:
         return f'<script src="{root}{path}"></script>'
 
     text = _SCRIPT.sub(script, _ICON.sub(icon, text))
-    if 'data-md-component="search"' not in text:
-        text = _CONFIG.sub(_trim_config, text)
     return collapse_spaces(text)
 
 
@@ -129,9 +135,11 @@ def slim_page(html: str, root: str, shared: Shared) -> str:
     start = html.find("<article")
     end = html.rfind("</article>")
     if start < 0 or end < start:
-        return slim_chrome(html, root, shared)
+        return slim_chrome(html, root, shared, _THEME_SEARCH in html)
+    head, tail = html[:start], html[end:]
+    theme_search = _THEME_SEARCH in head or _THEME_SEARCH in tail
     return (
-        slim_chrome(html[:start], root, shared)
+        slim_chrome(head, root, shared, theme_search)
         + html[start:end]
-        + slim_chrome(html[end:], root, shared)
+        + slim_chrome(tail, root, shared, theme_search)
     )
