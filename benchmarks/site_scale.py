@@ -184,7 +184,7 @@ def first_query_bytes(site: Path, queries: list[str]) -> dict[str, tuple[int, in
                 context = browser.new_context()  # an empty cache: a reader's first query
                 page = context.new_page()
                 seen: list[str] = []
-                page.on("requestfinished", lambda r: seen.append(r.url))
+                page.on("requestfinished", lambda r, seen=seen: seen.append(r.url))
                 page.goto(f"{base}search/?q={query}")
                 page.wait_for_function(
                     "/result/i.test(document.getElementById('ra-search-status').textContent)"
@@ -265,10 +265,11 @@ def main() -> int:
 
     figures = site_figures(out)
     size, files = figures["bytes"], figures["files"]
+    per_page = figures["page_bytes"] / figures["pages"] / 1e3
     print(
         f"output:          {files} files, {size / 1e6:.1f} MB; {figures['pages']} HTML pages, "
-        f"{figures['page_bytes'] / 1e6:.1f} MB ({figures['page_bytes'] / figures['pages'] / 1e3:.1f}"
-        f" kB a page), of which the theme's chrome {figures['chrome'] / 1e6:.1f} MB "
+        f"{figures['page_bytes'] / 1e6:.1f} MB ({per_page:.1f} kB a page), "
+        f"of which the theme's chrome {figures['chrome'] / 1e6:.1f} MB "
         f"({figures['chrome'] / figures['pages'] / 1e3:.1f} kB a page, "
         f"{100 * figures['chrome'] / figures['page_bytes']:.0f}%)"
     )

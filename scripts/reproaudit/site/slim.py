@@ -73,7 +73,8 @@ def _digest(text: str) -> str:
 def collapse_spaces(text: str) -> str:
     """Each run of whitespace as one line break (if it had one) or one space, except inside
     ``<pre>``, ``<textarea>``, ``<script>`` and ``<style>``: the page renders the same."""
-    out, at = [], 0
+    out: list[str] = []
+    at = 0
     for match in _PROTECTED.finditer(text):
         out += (_SPACES.sub(_one_space, text[at : match.start()]), match[0])
         at = match.end()
