@@ -30,6 +30,7 @@ from mkdocs.structure.pages import Page as MkPage
 
 from ..fsutil import atomic_write
 from .render import Page, page_url, relative
+from .slim import SPRITE, Shared, slim_page
 
 SHELL_ROOT = "ra-shell-0b1c"
 TITLE_MARK = "RA-SHELL-TITLE-0b1c"
@@ -62,6 +63,7 @@ class ReproauditPlugin(BasePlugin):
         super().__init__()
         self.pages: dict[str, Page] = {}
         self.outputs: dict[str, bytes] = {}
+        self.shared = Shared()  # icons and scripts the slimmed pages share
 
     def feed(self, pages: list[Page], outputs: dict[str, bytes]) -> None:
         self.pages = {p.src_uri: p for p in pages}
@@ -118,8 +120,14 @@ class ReproauditPlugin(BasePlugin):
         generated = self.pages.get(page.file.src_uri)
         return generated.content() if generated is not None else html_text
 
+    def on_post_page(self, output: str, *, page: MkPage, config: MkDocsConfig) -> str:
+        """The theme's chrome, repeated on every page, slimmed (``slim.py``); the shells
+        are slimmed here too, so every page filled into them shares the savings."""
+        return slim_page(output, "../" * len([p for p in page.url.split("/") if p]), self.shared)
+
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         site = Path(config.site_dir)
+        _write_shared(site, self.shared)
         shells: dict[int, str] = {}
         for src, depth in self._shells().items():
             built = site / page_url(src) / "index.html"
@@ -144,6 +152,15 @@ class ReproauditPlugin(BasePlugin):
                 made.add(target.parent)
             target.write_bytes(data)
         _extend_sitemap(site, config.site_url, urls)
+
+
+def _write_shared(site: Path, shared: Shared) -> None:
+    """The sprite and the scripts that slimmed pages refer to."""
+    (site / SPRITE).parent.mkdir(parents=True, exist_ok=True)
+    (site / SPRITE).write_text(shared.sprite(), encoding="utf-8")
+    for rel, source in shared.scripts.items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_text(source + "\n", encoding="utf-8")
 
 
 def fill_shell(shell: str, page: Page, url: str) -> str:

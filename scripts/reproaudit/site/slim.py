@@ -1,0 +1,146 @@
+"""The theme's chrome made small: one copy of what every page repeats, kept in shared files.
+
+mkdocs-material writes the same header, tabs, drawer and footer around every page; at
+conference scale that chrome was three quarters of the site's bytes. ``slim_page`` rewrites
+the chrome of a built page (everything outside its ``<article>``, which holds the page's own
+content and is never touched) without changing what a reader sees:
+
+- whitespace runs become one space or one line break, as the browser reads them anyway
+  (not inside ``<pre>``, ``<textarea>``, ``<script>`` or ``<style>``);
+- each inline icon (the logo, the palette toggles, the repository mark...) becomes a
+  ``<use>`` of one shared sprite file, which the browser caches once for the whole site;
+- each long inline script that is the same on every page (the palette switch) becomes a
+  shared file, loaded the same way (a plain blocking ``<script src>``, so it runs at the same
+  point of the page);
+- an empty table-of-contents sidebar that the page hides is dropped;
+- when the theme's own search box is not on the page (the site's search is a form to
+  Pagefind's page), its button goes (the stylesheet hid it) and so do its settings in the
+  theme's configuration (``#__config``), with the configuration's empty keys.
+
+Pure: HTML in, HTML and what the shared files must hold out. The plugin writes those files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+
+SPRITE = "assets/images/ra-icons.svg"
+SCRIPTS = "assets/javascripts/ra-shared"  # + /<hash>.js, named by content: cached for good
+SCRIPT_MIN = 400  # shorter inline scripts cost less than a request of their own
+
+_PROTECTED = re.compile(r"<(pre|textarea|script|style)\b.*?</\1\s*>", re.S | re.I)
+_SPACES = re.compile(r"\s+")
+_ICON = re.compile(
+    r'<svg xmlns="http://www\.w3\.org/2000/svg" viewBox="([0-9. -]+)">(.*?)</svg>', re.S
+)
+_SCRIPT = re.compile(r"<script>(.*?)</script>", re.S)
+_SEARCH_BUTTON = re.compile(
+    r'<label class="md-header__button md-icon" for="__search">\s*<svg\b.*?</svg>\s*</label>', re.S
+)
+_THEME_SEARCH = 'data-md-component="search"'
+_CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.S)
+_EMPTY_TOC = re.compile(
+    r'<div class="md-sidebar md-sidebar--secondary" data-md-component="sidebar" '
+    r'data-md-type="toc" hidden>\s*<div class="md-sidebar__scrollwrap">\s*'
+    r'<div class="md-sidebar__inner">\s*<nav class="md-nav md-nav--secondary" '
+    r'aria-label="[^"]*">\s*</nav>\s*</div>\s*</div>\s*</div>'
+)
+
+
+@dataclass
+class Shared:
+    """What the slimmed pages refer to: icons by id, scripts by file name."""
+
+    icons: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (viewBox, body)
+    scripts: dict[str, str] = field(default_factory=dict)  # site path -> source
+
+    def sprite(self) -> str:
+        """The sprite file: one ``<symbol>`` per icon, in id order (the same bytes each build)."""
+        symbols = "".join(
+            f'<symbol id="{key}" viewBox="{box}">{body}</symbol>'
+            for key, (box, body) in sorted(self.icons.items())
+        )
+        return f'<svg xmlns="http://www.w3.org/2000/svg">{symbols}</svg>\n'
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+
+
+def collapse_spaces(text: str) -> str:
+    """Each run of whitespace as one line break (if it had one) or one space, except inside
+    ``<pre>``, ``<textarea>``, ``<script>`` and ``<style>``: the page renders the same."""
+    out: list[str] = []
+    at = 0
+    for match in _PROTECTED.finditer(text):
+        out += (_SPACES.sub(_one_space, text[at : match.start()]), match[0])
+        at = match.end()
+    out.append(_SPACES.sub(_one_space, text[at:]))
+    return "".join(out)
+
+
+def _one_space(run: re.Match[str]) -> str:
+    return "\n" if "\n" in run[0] else " "
+
+
+def slim_chrome(text: str, root: str, shared: Shared, theme_search: bool = False) -> str:
+    """One stretch of theme chrome made small; ``root`` is the relative link to the site's
+    root from the page (``../../``), so the shared files resolve from any depth;
+    ``theme_search``: the theme's own search box is on the page (its settings stay)."""
+    text = _EMPTY_TOC.sub("", text)
+    if not theme_search:
+        text = _CONFIG.sub(_trim_config, _SEARCH_BUTTON.sub("", text))
+
+    def icon(match: re.Match[str]) -> str:
+        box, body = match[1], match[2]
+        key = "i" + _digest(box + body)
+        shared.icons.setdefault(key, (box, body))
+        return f'<svg viewBox="{box}"><use href="{root}{SPRITE}#{key}"></use></svg>'
+
+    def script(match: re.Match[str]) -> str:
+        source = match[1]
+        if len(source) < SCRIPT_MIN or "../" in source:  # short, or tied to the page's depth
+            return match[0]
+        path = f"{SCRIPTS}/{_digest(source)}.js"
+        shared.scripts.setdefault(path, source)
+        return f'<script src="{root}{path}"></script>'
+
+    text = _SCRIPT.sub(script, _ICON.sub(icon, text))
+    return collapse_spaces(text)
+
+
+def _trim_config(match: re.Match[str]) -> str:
+    """The theme's configuration without its search box's settings and without empty keys
+    (the theme's script reads a missing key as it reads ``null``)."""
+    try:
+        config = json.loads(match[2])
+    except ValueError:
+        return match[0]
+    if not isinstance(config, dict):
+        return match[0]
+    config.pop("search", None)
+    words = config.get("translations")
+    if isinstance(words, dict):
+        config["translations"] = {
+            k: v for k, v in words.items() if not k.startswith(("search.", "select."))
+        }
+    kept = {k: v for k, v in config.items() if v is not None}
+    return match[1] + json.dumps(kept, separators=(",", ":"), ensure_ascii=False) + match[3]
+
+
+def slim_page(html: str, root: str, shared: Shared) -> str:
+    """A built page with its chrome slimmed and its ``<article>`` (the content) as it was."""
+    start = html.find("<article")
+    end = html.rfind("</article>")
+    if start < 0 or end < start:
+        return slim_chrome(html, root, shared, _THEME_SEARCH in html)
+    head, tail = html[:start], html[end:]
+    theme_search = _THEME_SEARCH in head or _THEME_SEARCH in tail
+    return (
+        slim_chrome(head, root, shared, theme_search)
+        + html[start:end]
+        + slim_chrome(tail, root, shared, theme_search)
+    )

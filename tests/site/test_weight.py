@@ -1,0 +1,170 @@
+"""A site that fits several venues: the theme's chrome is small, shared, and does not grow
+with the corpus (issue 21). Sizes here are bytes, never seconds."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from reproaudit.site.build import build_site
+from reproaudit.site.slim import SPRITE, Shared, collapse_spaces, slim_page
+from tests.site.conftest import NOW, site_repo
+
+PAPER = "Kp4rT9vQ2x"  # a fixture paper with two logbooks
+TEMPLATE = "Ue9sJ4kD7g"  # a fixture paper without logbooks, copied to grow the corpus
+# bytes of a generated page's <body> outside its <article>: header, tabs, drawer, footer,
+# scripts (the <head> is mostly the page's own: title, description, citation tags)
+CHROME_BUDGET = 8_200  # 7,530 after issue 21; 17,700 before
+
+
+def chrome_of(page: Path) -> str:
+    """A built page without its own content: what the theme repeats on every page."""
+    html = page.read_text(encoding="utf-8")
+    return html[: html.index("<article")] + html[html.rindex("</article>") :]
+
+
+def grow(repo: Path, total: int) -> None:
+    """Copy the template paper until the corpus has ``total`` papers."""
+    folder = repo / "claims" / "icml2026"
+    template = (folder / f"{TEMPLATE}.yaml").read_text(encoding="utf-8")
+    have = len(list(folder.glob("*.yaml")))
+    for i in range(total - have):
+        new = f"Gw{i:08d}"
+        text = template.replace(TEMPLATE, new).replace("Look-Ahead Features", f"Copy {i}")
+        (folder / f"{new}.yaml").write_text(text, encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
+    """The fixture grown to 20 and to 80 papers, each built (no search: sizes only)."""
+    out = {}
+    for total in (20, 80):
+        repo = site_repo(tmp_path_factory.mktemp(f"grown{total}"))
+        grow(repo, total)
+        out[total] = build_site(repo, repo / "_site", now=NOW, search=False).out
+    return out
+
+
+def test_a_paper_page_does_not_grow_with_the_corpus(sites: dict[int, Path]) -> None:
+    small, large = (sites[n] / "papers" / PAPER / "index.html" for n in (20, 80))
+    assert len(list((sites[80] / "papers").glob("Gw*/index.html"))) == 80 - 7
+    # the chrome (header, tabs, drawer, footer) is the same bytes at 20 and at 80 papers...
+    assert len(chrome_of(large).encode()) - len(chrome_of(small).encode()) <= 64
+    # ...and so is the whole page: nothing on it lists the other papers
+    assert large.stat().st_size - small.stat().st_size <= 256
+    # the same for a logbook page and a hand-written page
+    for rel in (f"papers/{PAPER}/bob-paging-1/index.html", "meaning/index.html"):
+        grown = (sites[80] / rel).stat().st_size - (sites[20] / rel).stat().st_size
+        assert grown <= 256, (rel, grown)
+
+
+def test_the_chrome_of_a_page_stays_within_its_budget(sites: dict[int, Path]) -> None:
+    for rel in (f"papers/{PAPER}/index.html", f"papers/{PAPER}/bob-paging-1/index.html"):
+        chrome = chrome_of(sites[80] / rel)
+        size = len(chrome[chrome.index("<body") :].encode())
+        assert size <= CHROME_BUDGET, f"{rel}: {size} bytes of chrome"
+
+
+def test_the_drawer_lists_sections_not_every_page_of_each(sites: dict[int, Path]) -> None:
+    paper = chrome_of(sites[80] / "papers" / PAPER / "index.html")
+    drawer = paper[paper.index('data-md-type="navigation"') :]
+    # a section is one link to its first page, its pages are not listed on a paper page
+    assert re.search(r'<a href="[./]*contribute/" class="md-nav__link">', drawer)
+    assert "agents/" not in drawer and "reference/cli/" not in drawer
+    # on the section's own pages, its pages are listed (so each is two clicks from home)
+    contribute = chrome_of(sites[80] / "contribute" / "index.html")
+    drawer = contribute[contribute.index('data-md-type="navigation"') :]
+    assert "../agents/" in drawer and "../verdicts-and-flags/" in drawer
+
+
+def test_icons_and_the_palette_script_are_shared_files(sites: dict[int, Path]) -> None:
+    site = sites[20]
+    sprite = (site / SPRITE).read_text(encoding="utf-8")
+    symbols = set(re.findall(r'<symbol id="([^"]+)"', sprite))
+    assert len(symbols) >= 6  # logo, menu, two palette toggles, search, repository, top
+    for page in site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        chrome = html if "<article" not in html else chrome_of(page)
+        if page.name == "404.html":
+            continue  # the theme's static page, served at every depth: left as it is
+        assert "<path" not in chrome, f"{page}: an inline icon in the chrome"
+        for ref in re.findall(r'<use href="([^"#]+)#([^"]+)"', html):
+            assert (page.parent / ref[0]).resolve() == (site / SPRITE).resolve(), page
+            assert ref[1] in symbols, f"{page}: no symbol {ref[1]} in the sprite"
+        for src in re.findall(r'<script src="([^"]+)"', html):
+            assert (page.parent / src).resolve().is_file(), f"{page}: {src}"
+    # the palette switch still runs where the theme put it: in the header, before the search
+    paper = (site / "papers" / PAPER / "index.html").read_text(encoding="utf-8")
+    header = paper[paper.index("<header") : paper.index("</header>")]
+    shared = re.search(r'<script src="(\.\./\.\./assets/javascripts/ra-shared/\w+\.js)"', header)
+    assert shared, header
+    assert "__palette" in (site / "papers" / PAPER / shared[1]).read_text(encoding="utf-8")
+
+
+# --- slim.py on its own -----------------------------------------------------------------
+
+
+def test_whitespace_is_collapsed_but_never_inside_pre_textarea_script_or_style() -> None:
+    text = (
+        "<div>\n    <span>  a  </span>\n\n</div><pre>  keep\n\n  this </pre>"
+        "<textarea>\n  x  </textarea><script>if (a  <  b) {\n  go() }</script>"
+        "<STYLE>p  {  }</STYLE>"
+    )
+    assert collapse_spaces(text) == (
+        "<div>\n<span> a </span>\n</div><pre>  keep\n\n  this </pre>"
+        "<textarea>\n  x  </textarea><script>if (a  <  b) {\n  go() }</script>"
+        "<STYLE>p  {  }</STYLE>"
+    )
+
+
+def test_a_page_keeps_its_article_byte_for_byte() -> None:
+    article = (
+        '<article class="md-content__inner">\n  <pre>  two  spaces </pre>\n'
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 4 4"><path d="M0 0h4"/></svg>\n'
+        "<script>" + "x();" * 200 + "</script>  </article>"
+    )
+    icon = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M1 1"/></svg>'
+    script = "<script>" + "palette();" * 50 + "</script>"
+    page = f"<header>\n   {icon}\n  {script}\n</header>\n{article}\n  <footer>{icon}</footer>"
+    shared = Shared()
+    slim = slim_page(page, "../../", shared)
+    assert article in slim  # the content (a chart, a script of its own) is untouched
+    assert slim.count('<use href="../../assets/images/ra-icons.svg#') == 2
+    assert len(shared.icons) == 1
+    (path,) = shared.scripts
+    assert f'<script src="../../{path}"></script>' in slim
+    assert shared.scripts[path] == "palette();" * 50
+    # the sprite holds the icon once, with its viewBox, in the same bytes every time
+    assert '<symbol id="i' in shared.sprite() and 'viewBox="0 0 24 24"><path d="M1 1"/>' in (
+        shared.sprite()
+    )
+
+
+def test_short_or_depth_bound_inline_scripts_stay_inline() -> None:
+    short = "<script>var a=1</script>"
+    bound = "<script>__md_scope=new URL('../..',location);" + "f();" * 200 + "</script>"
+    shared = Shared()
+    assert slim_page(short + bound, "../", shared) == short + bound
+    assert shared.scripts == {}
+
+
+def test_the_theme_search_settings_stay_when_its_search_box_is_on_the_page() -> None:
+    config = (
+        '<script id="__config" type="application/json">{"base": "..", "search": "w.js", '
+        '"translations": {"clipboard.copy": "Copy", "search.result.none": "None"}, '
+        '"tags": null}</script>'
+    )
+    button = '<label class="md-header__button md-icon" for="__search"><svg x></svg></label>'
+    own = f'<header>{button}<div data-md-component="search"></div></header><article></article>'
+    assert slim_page(own + config, "../", Shared()).endswith(config)
+    assert button in slim_page(own + config, "../", Shared())
+    # without it, the button and what only the box reads go, and the empty keys
+    plain = f"<header>{button}</header><article></article>{config}"
+    slim = slim_page(plain, "../", Shared())
+    assert button not in slim
+    assert slim.endswith(
+        '<script id="__config" type="application/json">{"base":"..",'
+        '"translations":{"clipboard.copy":"Copy"}}</script>'
+    )
