@@ -34,7 +34,7 @@ from .pages import (
     PaperPage,
     RunView,
 )
-from .words import OUTCOMES, outcome_label, with_answer
+from .words import OUTCOMES, STATES, Shown, claim_state, fold_state, paper_state
 
 FEED_SIZE = 50
 NEWEST = 15
@@ -148,17 +148,44 @@ def paper_answer(data: SiteData, paper_id: str) -> Review | None:
     return max(found, key=lambda r: r.at) if found else None
 
 
-def outcome_text(data: SiteData, paper_id: str) -> str:
-    """The paper's outcome as readers (and its badge and feeds) see it:
-    'falsified, under review', 'falsified, disputed by the authors'."""
-    bucket = data.bucket_of.get(paper_id, "untested")
-    label = outcome_label(bucket)
-    if bucket in ("falsified", "mixed", "contested"):
-        if has_unconfirmed_falsification(data, paper_id):
-            label += ", under review"
+def row_state(row: Any, answers: dict[tuple[str, str], Review]) -> Shown:
+    """A verdict row (reviews applied) as every surface shows it."""
+    answer = answers.get((row.logbook, row.claim)) if row.verdict == "falsified" else None
+    review = row.review if isinstance(row.review, str) else None  # NaN when none
+    return claim_state(
+        row.verdict, row.flags, review_state(row.verdict, review), answer.stance if answer else None
+    )
+
+
+def paper_shown(data: SiteData, paper_id: str) -> Shown:
+    """The paper's outcome as its header, badge, feeds and lists show it (one vocabulary)."""
+    memo = data.memo.setdefault("paper_shown", {})
+    if paper_id not in memo:
+        answers = latest_answers(data, paper_id)
+        shown = [row_state(r, answers) for r in data.rows_of(paper_id) if r.counted]
         answer = paper_answer(data, paper_id)
-        label = with_answer(label, answer.stance if answer else None)
-    return label
+        memo[paper_id] = paper_state(
+            data.bucket_of.get(paper_id, "untested"), shown, answer.stance if answer else None
+        )
+    return memo[paper_id]
+
+
+def outcome_text(data: SiteData, paper_id: str) -> str:
+    """The paper's outcome in words: 'Falsified, under review', 'Awaiting re-run'."""
+    return paper_shown(data, paper_id).label
+
+
+def claim_shown(data: SiteData, paper_id: str, claim: str, fold: str) -> Shown:
+    """A claim's fold over its counted verdicts, in the words of its verdict chips."""
+    answers = latest_answers(data, paper_id)
+    rows = [r for r in data.rows_of(paper_id) if r.counted and r.claim == claim]
+    given = [
+        answers[(r.logbook, claim)]
+        for r in rows
+        if r.verdict == "falsified" and (r.logbook, claim) in answers
+    ]
+    answer = max(given, key=lambda r: r.at).stance if given else None
+    return fold_state(fold, [row_state(r, answers) for r in rows], answer)
 
 
 def _cell(row: Any, answer: Review | None = None) -> Cell:
@@ -213,6 +240,7 @@ def paper_context(data: SiteData, paper_id: str) -> PaperPage:
             target=target_text(claim.target),
             regime=regime_text(claim),
             fold=folds.get(claim.id, "untested"),
+            shown=claim_shown(data, paper_id, claim.id, folds.get(claim.id, "untested")),
             cells=[cells.get((lb.id, claim.id)) for lb in logbooks],
             responses=[r for r in by_claim.get(claim.id, []) if r.kind == "author_response"],
         )
@@ -234,6 +262,7 @@ def paper_context(data: SiteData, paper_id: str) -> PaperPage:
         claims_version=paper.claims_version,
         bucket=data.bucket_of.get(paper_id),
         bucket_label=outcome_text(data, paper_id),
+        outcome=paper_shown(data, paper_id),
         feed=paper_feed_path(paper_id),
         authors_text=", ".join(a.name for a in meta.authors),
         links={k: v for k, v in meta.links.model_dump().items() if v},
@@ -526,21 +555,25 @@ def newest_verdicts(data: SiteData, limit: int) -> list[dict[str, Any]]:
 def _entry(data: SiteData, key: Key, verdict: VerdictFile) -> dict[str, Any]:
     """A verdict as the home page and the feeds show it (reviews applied)."""
     rows = [r for r in data.rows_of(key[0]) if r.logbook == key[1]]
-    counts = (
-        Counter(r.verdict for r in rows) if rows else Counter(c.verdict for c in verdict.claims)
-    )
-    review = sum(1 for r in rows if review_state(r.verdict, r.review) == "under_review")
     answers = latest_answers(data, key[0])
+    shown = (
+        [row_state(r, answers) for r in rows]
+        if rows
+        else [claim_state(c.verdict, c.flags) for c in verdict.claims]
+    )
+    counts = Counter(s.label for s in shown)
+    first = {s.label: s for s in reversed(shown)}
+    order = list(STATES)
+    states = sorted(
+        ((first[label], n) for label, n in counts.items()),
+        key=lambda item: (order.index(item[0].key), item[0].label),
+    )
     answered = [
         answers[(key[1], r.claim)]
         for r in rows
         if r.verdict == "falsified" and (key[1], r.claim) in answers
     ]
     answer = max(answered, key=lambda r: r.at) if answered else None
-    falsified = with_answer(
-        "falsified, under review" if review else "falsified", answer.stance if answer else None
-    )
-    labels = {"falsified": falsified}
     return {
         "paper": key[0],
         "title": data.papers[key[0]].paper.title,
@@ -551,9 +584,7 @@ def _entry(data: SiteData, key: Key, verdict: VerdictFile) -> dict[str, Any]:
         "person_url": person_url(data.logbooks[key].logbook.contributor.github),
         "judged_at": verdict.judged_at,
         "judge": judge_text(verdict),
-        "counts": {v: counts.get(v, 0) for v in ("verified", "falsified", "toy", "inconclusive")},
-        "labels": {v: labels.get(v, v) for v in ("verified", "falsified", "toy", "inconclusive")},
-        "under_review": review,
+        "states": states,  # (state, count) in the vocabulary's order: "2 awaiting re-run"
         "stale": key in data.stale,
         "answer": answer,  # the authors' latest answer on one of its falsifications
         # a feed entry is updated when the authors answer
@@ -682,8 +713,9 @@ def _logbook_rows(data: SiteData, keys: list[Key]) -> list[dict[str, Any]]:
     rows = []
     for key in keys:
         verdict = data.verdicts.get(key)
+        answers = latest_answers(data, key[0])
         verdicts = {
-            r.claim: (r.verdict, review_state(r.verdict, r.review), bool(r.counted))
+            r.claim: (r.verdict, row_state(r, answers), bool(r.counted))
             for r in data.rows_of(key[0])
             if r.logbook == key[1]
         }
@@ -698,7 +730,7 @@ def _logbook_rows(data: SiteData, keys: list[Key]) -> list[dict[str, Any]]:
                 "judge": judge_text(verdict),
                 "stale": key in data.stale,
                 "claims": [
-                    {"claim": c, "verdict": v, "state": st, "counted": n}
+                    {"claim": c, "verdict": v, "shown": st, "counted": n}
                     for c, (v, st, n) in sorted(verdicts.items())
                 ],
             }
@@ -720,6 +752,7 @@ def paper_rows(data: SiteData) -> list[dict[str, Any]]:
                 "url": paper_url(paper_id),
                 "bucket": data.bucket_of.get(paper_id, "untested"),
                 "outcome": outcome_text(data, paper_id),
+                "shown": paper_shown(data, paper_id),
                 "area": meta.tags.area or "",
                 "authors": ", ".join(a.name for a in meta.authors[:4])
                 + (" et al." if len(meta.authors) > 4 else ""),

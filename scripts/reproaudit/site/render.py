@@ -96,6 +96,9 @@ def _env() -> jinja2.Environment:
         OUTCOMES=words.OUTCOMES,
         VERDICTS=words.VERDICTS,
         MARKERS=words.MARKERS,
+        STATES=words.STATES,
+        QUALIFIERS=words.QUALIFIERS,
+        claim_state=words.claim_state,
         MEANING=words.MEANING_URL,
         flag_label=words.flag_label,
         u=_u,
@@ -510,7 +513,7 @@ def atom_feed(data: SiteData, site_name: str, paper_id: str | None = None) -> by
     sub(author, "name", site_name)
     for e in entries:
         entry = sub(feed, "entry")
-        counts = ", ".join(f"{n} {e['labels'][v]}" for v, n in e["counts"].items() if n)
+        counts = "; ".join(f"{n} {state.label}" for state, n in e["states"])
         sub(entry, "title", f"{e['title']}: logbook {e['logbook']} ({counts})")
         sub(entry, "id", f"urn:reproaudit:{e['paper']}:{e['logbook']}:{_iso(e['judged_at'])}")
         sub(entry, "updated", _iso(e["updated"]))
