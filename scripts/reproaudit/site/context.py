@@ -18,7 +18,7 @@ from ..fold import BUCKETS, CLAIM_FOLDS, stats
 from ..judge.rules import resolve_pointer
 from ..models import Claim, Review, Target, VerdictFile
 from ..problems import human_size
-from .cite import cite_paper
+from .cite import cite_logbook, cite_paper
 from .data import Key, SiteData
 from .pages import (
     Cell,
@@ -287,6 +287,7 @@ def paper_context(data: SiteData, paper_id: str) -> PaperPage:
         badge=badge_path(paper_id),
         site_url=data.site_url,
         cite=cite_paper(meta, absolute_url(data, paper_url(paper_id))),
+        logbook_cites=[cite_verdict(data, key) for key in keys if key in data.verdicts],
         answer=paper_answer(data, paper_id)
         if data.bucket_of.get(paper_id) in ("falsified", "mixed", "contested")
         else None,
@@ -489,37 +490,17 @@ def setting_rows(values: dict[str, Any], prefix: str = "") -> list[tuple[str, st
 
 
 def cite_verdict(data: SiteData, key: Key) -> dict[str, str]:
-    """BibTeX and plain text for a verdict, with its input hash and date."""
-    book = data.logbooks[key]
-    paper = data.papers[key[0]].paper
+    """BibTeX and plain text for a verdict (``cite.cite_logbook``), the contributor named as
+    the paper file names them when they are one of its authors."""
     verdict = data.verdicts[key]
-    url = (data.site_url or "").rstrip("/") + "/" + logbook_url(*key) if data.site_url else ""
-    who = book.logbook.contributor.github
-    date = verdict.judged_at.strftime("%Y-%m-%d")
-    counts = Counter(c.verdict for c in verdict.claims)
-    summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-
-    def bib(text: str) -> str:
-        return "".join("\\" + ch if ch in "{}%&$#_^~\\" else ch for ch in text)
-
-    fields = {
-        "title": f"Reproduction verdict for ``{bib(paper.title)}'' (logbook {bib(key[1])})",
-        "author": bib(who),
-        "year": verdict.judged_at.strftime("%Y"),
-        "howpublished": f"\\url{{{url}}}" if url else "",
-        "note": (
-            f"{bib(summary)}; judged {date} by {bib(judge_text(verdict))}; "
-            f"input sha256 {verdict.input_sha256}"
-        ),
-    }
-    body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields.items() if v)
-    ident = re.sub(r"[^A-Za-z0-9]+", "-", f"reproaudit-{key[0]}-{key[1]}")
-    plain = (
-        f"{who}. Reproduction verdict for \u201c{paper.title}\u201d ({paper.venue}), "
-        f"logbook {key[1]}: {summary}. Judged {date} by {judge_text(verdict)}; "
-        f"input sha256 {verdict.input_sha256}." + (f" {url}" if url else "")
+    return cite_logbook(
+        data.papers[key[0]].paper,
+        key[1],
+        data.logbooks[key].logbook.contributor.github,
+        verdict,
+        judge_text(verdict),
+        absolute_url(data, logbook_url(*key)),
     )
-    return {"bibtex": f"@misc{{{ident},\n{body}\n}}", "plain": plain}
 
 
 def home_context(data: SiteData) -> dict[str, Any]:

@@ -126,6 +126,7 @@ class PaperPage:
     answer: Review | None = None  # the authors' latest answer on a counted falsification
     draft: bool = False  # claims not reviewed yet: listed apart, no verdict counts
     outcome: Shown | None = None  # the outcome in the one vocabulary (header, badge, feeds)
+    logbook_cites: list[dict[str, str]] = field(default_factory=list)  # BibTeX per logbook
 
 
 @dataclass(frozen=True)

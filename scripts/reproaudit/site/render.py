@@ -24,7 +24,8 @@ from xml.etree import ElementTree as ET
 import jinja2
 from markupsafe import Markup
 
-from ..export import COLUMNS, export_frame
+from ..export import BASENAME, COLUMNS, DATA_LICENSE, FORMATS, encode, export_frame
+from ..problems import human_size
 from . import context as ctx
 from . import ids, words
 from .charts import BUCKET_COLOURS, CHART_SIZE, buckets_chart, verdicts_over_time_chart
@@ -278,6 +279,8 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
                 data,
                 columns=COLUMNS,
                 generated_at=data.generated_at,
+                files=[(path, human_size(len(raw))) for path, raw in _downloads(data).items()],
+                licence=DATA_LICENSE,
             ),
             description="Every claim and verdict as CSV, Parquet and JSON lines.",
         ),
@@ -454,12 +457,19 @@ def files(data: SiteData, site_name: str, only: set[str] | None = None) -> dict[
         if only is None or key[0] in only:
             for name, raw in record.files.items():
                 out[ctx.rerun_path(key, name)] = raw
-    frame = export_frame(data.papers, data.rows, data.claim_folds, data.paper_folds)
-    from ..export import BASENAME, FORMATS, encode
-
-    for fmt in FORMATS:
-        out[f"downloads/{BASENAME}.{fmt}"] = encode(frame, fmt)
+    out |= _downloads(data)
+    data.memo.pop("downloads", None)  # written once: not held for the rest of the build
     return out
+
+
+def _downloads(data: SiteData) -> dict[str, bytes]:
+    """The export files by site path, encoded once: the downloads page states their sizes."""
+    if "downloads" not in data.memo:
+        frame = export_frame(data.papers, data.rows, data.claim_folds, data.paper_folds)
+        data.memo["downloads"] = {
+            f"downloads/{BASENAME}.{fmt}": encode(frame, fmt) for fmt in FORMATS
+        }
+    return data.memo["downloads"]
 
 
 def badge_svg(bucket: str, text: str | None = None) -> bytes:
