@@ -9,8 +9,7 @@ from reproaudit.site.chips import Chips
 def test_an_inconclusive_verdict_flagged_not_rerun_reads_awaiting_rerun() -> None:
     chips = Chips(lambda path: "/" + path)
     assert str(chips.verdict("inconclusive", flags=["not_rerun", "unit_mismatch"])) == (
-        '<a class="ra-chip ra-chip--awaiting" href="/meaning/#state-awaiting">'
-        "awaiting re-run</a>"
+        '<a class="ra-chip ra-chip--awaiting" href="/meaning/#state-awaiting">awaiting re-run</a>'
     )
     # control: other inconclusive verdicts, and decided ones, keep their own word
     assert ">inconclusive</a>" in str(chips.verdict("inconclusive", flags=["unit_mismatch"]))

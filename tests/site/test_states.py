@@ -237,3 +237,15 @@ def test_the_vocabulary_maps_each_verdict_once() -> None:
     assert words.fold_state("inconclusive", awaiting).label == "awaiting re-run"
     mixed = [words.claim_state("falsified", [], "confirmed"), words.claim_state("verified")]
     assert words.paper_state("mixed", mixed).label == "Mixed"  # confirmed names only "falsified"
+
+
+def test_the_judge_rules_page_uses_the_same_words() -> None:
+    """site/docs/verdicts-and-flags.md (hand-written) lists every state the site shows."""
+    import reproaudit.site
+
+    doc = Path(reproaudit.site.__file__).parent / "docs" / "verdicts-and-flags.md"
+    table = between(doc.read_text(encoding="utf-8"), "| the site says | when |", "\n\n")
+    said = {line.split("|")[1].strip() for line in table.splitlines()[2:]}
+    for key, (label, _) in words.STATES.items():
+        assert key == "untested" or label in said, label
+    assert "..., not re-run" in said and "..., disputed by the authors" in said
