@@ -319,8 +319,10 @@ def test_no_serious_accessibility_violation(browser: object, site_url: str, widt
     page = context.new_page()
     axe = Axe()
     serious = []
+    page.goto(site_url)
     for scheme, palette in (("light", "default"), ("dark", "slate")):
         page.emulate_media(color_scheme=scheme)
+        page.evaluate("localStorage.clear()")  # the theme keeps the palette it last chose
         for name, path in PAGE_TYPES.items():
             page.goto(urljoin(site_url, path))
             page.wait_for_load_state("networkidle" if name == "search" else "load")
@@ -343,7 +345,7 @@ def test_scrolling_blocks_can_be_reached_by_keyboard(browser: object, site_url: 
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     page = context.new_page()
     unreachable = []
-    for name in ("handwritten", "authors", "paper", "logbook", "ids", "meaning"):
+    for name in ("authors", "paper", "logbook", "ids", "meaning", "handwritten"):
         page.goto(urljoin(site_url, PAGE_TYPES[name]))
         unreachable += page.evaluate(
             """name => [...document.querySelectorAll('.md-content *')]
