@@ -185,6 +185,10 @@ def test_every_surface_says_the_same_words(site: Path, paper: str) -> None:
     home = read(site / "index.html")
     newest = between(home, f">{logbook}</a>", "</tr>")
     assert [label for label, _ in chips(newest)] == [claim_label]
+    if verdict == "falsified":  # the list of falsifications names the claim's state too
+        listed = read(site / "falsifications" / "index.html")
+        (row,) = [r for r in listed.split("<tr>") if f">{logbook}</a>" in r]
+        assert f"(claim: {claim_label})" in row
     # both feeds
     for feed in (site / "feed.xml", site / "papers" / paper / "feed.xml"):
         titles = [

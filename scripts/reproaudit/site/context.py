@@ -822,6 +822,9 @@ def falsifications_context(data: SiteData) -> dict[str, Any]:
                     "claim": row.claim,
                     "claim_url": paper_url(paper_id) + "#" + row.claim,
                     "fold": folds.get(row.claim, "untested"),
+                    "fold_label": claim_shown(
+                        data, paper_id, row.claim, folds.get(row.claim, "untested")
+                    ).label,
                     "logbook": row.logbook,
                     "url": logbook_url(paper_id, row.logbook),
                     "contributor": row.contributor,
@@ -838,6 +841,9 @@ def falsifications_context(data: SiteData) -> dict[str, Any]:
                     **vars(f),
                     "claim_url": f.paper_url + "#" + f.claim,
                     "fold": folds.get(f.claim, "untested"),
+                    "fold_label": claim_shown(
+                        data, paper_id, f.claim, folds.get(f.claim, "untested")
+                    ).label,
                     "person_url": person_url(f.contributor),
                     "state": f.state,
                     "counted": False,
