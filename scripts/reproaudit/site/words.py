@@ -194,17 +194,13 @@ def outcome_label(code: str | None) -> str:
 
 
 # An author's latest answer to a falsification, as it follows the verdict everywhere:
-# "falsified, disputed by the authors" (issue 19). Shown, never counted.
+# "falsified, under review, disputed by the authors" (issue 19; ``claim_state``). Shown,
+# never counted.
 AUTHOR_ANSWERS = {
     "agree": "accepted by the authors",
     "disagree": "disputed by the authors",
     "fixed": "fixed by the authors",
 }
-
-
-def with_answer(text: str, stance: str | None) -> str:
-    """``text`` (a verdict or outcome) followed by the authors' answer, when there is one."""
-    return f"{text}, {AUTHOR_ANSWERS[stance]}" if stance in AUTHOR_ANSWERS else text
 
 
 # --- the one vocabulary of states ---------------------------------------------------------
