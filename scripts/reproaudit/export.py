@@ -43,6 +43,10 @@ COLUMNS = [
 ]
 FORMATS = ("csv", "parquet", "jsonl")
 BASENAME = "claims-verdicts"
+# The licence the corpus (claims, results, verdicts) is published under: the site's downloads
+# page and the Hub dataset card both say it (paper titles and abstracts stay under the venue's
+# licence, ``paper.license``).
+DATA_LICENSE = ("CC BY 4.0", "cc-by-4.0", "https://creativecommons.org/licenses/by/4.0/")
 
 
 def export_frame(

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from .errors import EndpointError, SettingError
-from .export import BASENAME, FORMATS, corpus_frame, write_export
+from .export import BASENAME, DATA_LICENSE, FORMATS, corpus_frame, write_export
 from .fold import stats_from_buckets
 from .fsutil import atomic_write
 
@@ -20,7 +20,7 @@ from .fsutil import atomic_write
 def dataset_card(repo_id: str, rows: int, papers: int, table: dict) -> str:
     buckets = "\n".join(f"| {k} | {v} |" for k, v in table["buckets"].items())
     return f"""---
-license: cc-by-4.0
+license: {DATA_LICENSE[1]}
 pretty_name: reproaudit claims and verdicts
 configs:
   - config_name: default

@@ -645,3 +645,34 @@ def test_a_logbook_page_shows_its_environment_as_a_table_and_numbers_as_written(
     assert "&#34;image_used&#34;" not in page and '"image_used"' not in page  # no raw JSON
     assert "8→0.909" in page  # a sweep point k = 8 with its value, not 8.0
     assert "8.0→" not in page
+
+
+def test_the_paper_page_cites_each_logbook_and_shows_the_abstract(tmp_path: Path) -> None:
+    repo = site_repo(tmp_path)
+    paper = next((repo / "claims").glob("*/Hq3VbX0tLs.yaml"))
+    text = paper.read_text(encoding="utf-8")
+    text = text.replace(
+        "paper:\n", 'paper:\n  abstract: "We tag <b>bytes</b>.\\n\\nSecond part."\n', 1
+    )
+    paper.write_text(text, encoding="utf-8")
+    out = build_site(repo, tmp_path / "out", papers=["Hq3VbX0tLs"], now=NOW).out
+    page = (out / "papers" / "Hq3VbX0tLs" / "index.html").read_text(encoding="utf-8")
+    abstract = page[page.index('<h2 id="abstract">') : page.index("</section>")]
+    assert (
+        "<p>We tag &lt;b&gt;bytes&lt;/b&gt;.</p>" in abstract and "<p>Second part.</p>" in abstract
+    )
+    for logbook in ("heidi-tagger-1", "ivan-tagger-1"):
+        assert f"<summary>BibTeX of logbook {logbook}</summary>" in page
+        assert f"@misc{{reproaudit-Hq3VbX0tLs-{logbook}," in page
+    assert '<meta name="citation_abstract" content="We tag &lt;b&gt;bytes&lt;/b&gt;.' in page
+
+
+def test_the_downloads_page_gives_each_file_size_and_the_licence(built: Path) -> None:
+    from reproaudit.export import DATA_LICENSE
+    from reproaudit.problems import human_size
+
+    page = (built / "downloads" / "index.html").read_text(encoding="utf-8")
+    for name in ("claims-verdicts.csv", "claims-verdicts.parquet", "claims-verdicts.jsonl"):
+        size = human_size((built / "downloads" / name).stat().st_size)
+        assert f">{name}</a> ({size}" in page, name
+    assert f'rel="license">{DATA_LICENSE[0]}</a>' in page and DATA_LICENSE[2] in page

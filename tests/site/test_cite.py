@@ -95,3 +95,36 @@ def test_the_built_paper_page_carries_its_citation_in_the_head(built: Path) -> N
     # a logbook page is not a paper: no citation tags
     logbook = (built / "papers" / "Kp4rT9vQ2x" / "carol-paging-1" / "index.html").read_text()
     assert "citation_title" not in logbook and "RA-SHELL" not in logbook
+
+
+def test_a_logbook_is_cited_under_the_name_the_paper_file_gives_its_contributor() -> None:
+    from datetime import UTC, datetime
+
+    from reproaudit.models import VerdictFile
+    from reproaudit.site.cite import cite_logbook
+
+    paper = PaperMeta.model_validate(
+        {
+            "id": "P1",
+            "title": "A {Title}",
+            "venue": "ICML 2026",
+            "authors": [{"name": "Zoë O'Brien", "github": "ZOBrien"}],
+        }
+    )
+    verdict = VerdictFile.model_validate(
+        {
+            "paper": "P1",
+            "logbook": "zob-1",
+            "input_sha256": "a" * 64,
+            "judge": {"mode": "rules"},
+            "judged_at": datetime(2026, 12, 1, tzinfo=UTC),
+            "claims": [{"claim": "C1", "verdict": "verified"}],
+        }
+    )
+    named = cite_logbook(paper, "zob-1", "zobrien", verdict, "rules", "https://x.org/p/")
+    assert "  author = {Zoë O'Brien},\n" in named["bibtex"]  # handles compare case-insensitively
+    assert named["plain"].startswith("Zoë O'Brien. Reproduction verdict for \u201cA {Title}\u201d")
+    assert "A \\{Title\\}" in named["bibtex"] and "\\url{https://x.org/p/}" in named["bibtex"]
+    # control: a contributor who is not an author is cited by their handle
+    other = cite_logbook(paper, "zob-1", "someone", verdict, "rules", None)
+    assert "  author = {someone},\n" in other["bibtex"] and "howpublished" not in other["bibtex"]

@@ -71,7 +71,7 @@ def test_a_claimed_falsification_is_under_review_until_reviewed(tmp_path: Path) 
     assert f.state == "confirmed" and [r.by for r in f.reviews] == ["maint"]
     carol = [lb.id for lb in after.logbooks].index("carol-paging-1")
     assert after.claims[0].cells[carol].state == "confirmed"
-    assert after.bucket_label == "Falsified"  # no longer "under review"
+    assert after.bucket_label == "Falsified, confirmed"  # no longer "under review"
 
 
 def test_a_contested_claim_lists_both_sides(example: SiteData) -> None:

@@ -33,34 +33,33 @@ class Chips:
         answer: Any = None,
         flags: list[str] | None = None,
     ) -> Markup:
-        """A verdict chip; ``answer`` (the authors' latest answer, a ``Review``) follows a
-        falsification: "falsified, disputed by the authors", dated, with the fix's link.
-        An inconclusive verdict flagged ``not_rerun`` reads "awaiting re-run"."""
+        """A verdict chip in the one vocabulary (``words.claim_state``): "awaiting re-run",
+        "falsified, under review, disputed by the authors" (dated, with the fix's link)."""
         stance = answer.stance if answer is not None and v == "falsified" else None
-        if not v:
-            out = '<span class="ra-chip ra-chip--none">no verdict</span>'
-        elif v == "inconclusive" and flags and "not_rerun" in flags:
-            out = (
-                f'<a class="ra-chip ra-chip--inconclusive" href="{self._meaning("flag-not_rerun")}"'
-                f">{escape(words.AWAITING)}</a>"
-            )
-        else:
-            review_class = " ra-chip--review" if state == "under_review" else ""
-            text = words.with_answer(
-                "falsified, under review" if state == "under_review" else v, stance
-            )
-            out = (
-                f'<a class="ra-chip ra-chip--{escape(v)}{review_class}" '
-                f'href="{self._meaning("verdict-" + escape(v))}">{escape(text)}</a>'
-            )
-        if review:
-            word = "confirmed" if review == "confirm" else "rejected"
-            out += f' <span class="ra-note">(maintainer: {word})</span>'
+        out = str(self.state(words.claim_state(v, flags or (), state, stance)))
+        if review == "reject":
+            out += ' <span class="ra-note">(maintainer: rejected)</span>'
         if stance:
             link = answer.link if stance == "fixed" else None
             fix = f', <a href="{escape(link)}" rel="nofollow">the fix</a>' if link else ""
             out += f' <span class="ra-note">(authors, {self.when(answer.at)}{fix})</span>'
         return Markup(out)
+
+    def state(self, shown: words.Shown) -> Markup:
+        """A claim's state (one verdict, or a claim's fold) as a chip linking to its meaning."""
+        if shown.key == "untested" and shown.label == "no verdict":
+            return Markup('<span class="ra-chip ra-chip--none">no verdict</span>')
+        return Markup(
+            f'<a class="ra-chip {escape(shown.css)}" href="{self._meaning(shown.anchor)}">'
+            f"{escape(shown.label)}</a>"
+        )
+
+    def outcome(self, shown: words.Shown) -> Markup:
+        """A paper's outcome (``words.paper_state``) as a chip linking to its meaning."""
+        return Markup(
+            f'<a class="ra-bucket {escape(shown.css)}" href="{self._meaning(shown.anchor)}">'
+            f"{escape(shown.label)}</a>"
+        )
 
     def fold(self, v: str) -> Markup:
         return Markup(

@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from ..models import PaperMeta
+from ..models import PaperMeta, VerdictFile
 
 YEAR = re.compile(r"\b(19|20)\d\d\b")
 
@@ -74,6 +74,8 @@ def cite_paper(paper: PaperMeta, url: str | None) -> PaperCitation:
     same_as = [u for u in (paper.links.openreview, paper.links.pdf, paper.links.project) if u]
     if paper.links.arxiv:
         same_as.append(f"https://arxiv.org/abs/{paper.links.arxiv}")
+    if paper.abstract:
+        meta.append(("citation_abstract", paper.abstract))
     jsonld: dict[str, object] = {
         "@context": "https://schema.org",
         "@type": "ScholarlyArticle",
@@ -85,11 +87,60 @@ def cite_paper(paper: PaperMeta, url: str | None) -> PaperCitation:
     }
     if year:
         jsonld["datePublished"] = year
+    if paper.abstract:
+        jsonld["abstract"] = paper.abstract
     if url:
         jsonld["url"] = url
     if same_as:
         jsonld["sameAs"] = same_as
     return PaperCitation(bibtex=bibtex, plain=plain, meta=meta, jsonld=jsonld)
+
+
+def contributor_name(paper: PaperMeta, handle: str) -> str:
+    """A contributor's name as the paper file gives it (an author listed with that GitHub
+    handle), else their handle: GitHub handles compare case-insensitively."""
+    for author in paper.authors:
+        if author.github and author.github.lower() == handle.lower():
+            return author.name
+    return handle
+
+
+def cite_logbook(
+    paper: PaperMeta,
+    logbook: str,
+    handle: str,
+    verdict: VerdictFile,
+    judge: str,
+    url: str | None,
+) -> dict[str, str]:
+    """BibTeX and plain text for one logbook's verdict, with its input hash and date."""
+    who = contributor_name(paper, handle)
+    date = verdict.judged_at.strftime("%Y-%m-%d")
+    counts: dict[str, int] = {}
+    for c in verdict.claims:
+        counts[c.verdict] = counts.get(c.verdict, 0) + 1
+    summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+    fields = {
+        "title": (
+            f"Reproduction verdict for ``{bibtex_escape(paper.title)}'' "
+            f"(logbook {bibtex_escape(logbook)})"
+        ),
+        "author": bibtex_escape(who),
+        "year": verdict.judged_at.strftime("%Y"),
+        "howpublished": f"\\url{{{url}}}" if url else "",
+        "note": (
+            f"{bibtex_escape(summary)}; judged {date} by {bibtex_escape(judge)}; "
+            f"input sha256 {verdict.input_sha256}"
+        ),
+    }
+    body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields.items() if v)
+    ident = re.sub(r"[^A-Za-z0-9]+", "-", f"reproaudit-{paper.id}-{logbook}")
+    plain = (
+        f"{who}. Reproduction verdict for \u201c{paper.title}\u201d ({paper.venue}), "
+        f"logbook {logbook}: {summary}. Judged {date} by {judge}; "
+        f"input sha256 {verdict.input_sha256}." + (f" {url}" if url else "")
+    )
+    return {"bibtex": f"@misc{{{ident},\n{body}\n}}", "plain": plain, "logbook": logbook}
 
 
 def head_html(citation: PaperCitation) -> str:

@@ -19,7 +19,7 @@ from ..fold import BUCKETS, CLAIM_FOLDS, stats
 from ..judge.points import rerun_number, rerun_sweep
 from ..models import Claim, Review, Target, VerdictFile
 from ..problems import human_size
-from .cite import cite_paper
+from .cite import cite_logbook, cite_paper
 from .data import Key, SiteData
 from .pages import (
     Cell,
@@ -35,7 +35,7 @@ from .pages import (
     PaperPage,
     RunView,
 )
-from .words import OUTCOMES, outcome_label, with_answer
+from .words import OUTCOMES, STATES, Shown, claim_state, fold_state, paper_state
 
 FEED_SIZE = 50
 NEWEST = 15
@@ -149,17 +149,44 @@ def paper_answer(data: SiteData, paper_id: str) -> Review | None:
     return max(found, key=lambda r: r.at) if found else None
 
 
-def outcome_text(data: SiteData, paper_id: str) -> str:
-    """The paper's outcome as readers (and its badge and feeds) see it:
-    'falsified, under review', 'falsified, disputed by the authors'."""
-    bucket = data.bucket_of.get(paper_id, "untested")
-    label = outcome_label(bucket)
-    if bucket in ("falsified", "mixed", "contested"):
-        if has_unconfirmed_falsification(data, paper_id):
-            label += ", under review"
+def row_state(row: Any, answers: dict[tuple[str, str], Review]) -> Shown:
+    """A verdict row (reviews applied) as every surface shows it."""
+    answer = answers.get((row.logbook, row.claim)) if row.verdict == "falsified" else None
+    review = row.review if isinstance(row.review, str) else None  # NaN when none
+    return claim_state(
+        row.verdict, row.flags, review_state(row.verdict, review), answer.stance if answer else None
+    )
+
+
+def paper_shown(data: SiteData, paper_id: str) -> Shown:
+    """The paper's outcome as its header, badge, feeds and lists show it (one vocabulary)."""
+    memo = data.memo.setdefault("paper_shown", {})
+    if paper_id not in memo:
+        answers = latest_answers(data, paper_id)
+        shown = [row_state(r, answers) for r in data.rows_of(paper_id) if r.counted]
         answer = paper_answer(data, paper_id)
-        label = with_answer(label, answer.stance if answer else None)
-    return label
+        memo[paper_id] = paper_state(
+            data.bucket_of.get(paper_id, "untested"), shown, answer.stance if answer else None
+        )
+    return memo[paper_id]
+
+
+def outcome_text(data: SiteData, paper_id: str) -> str:
+    """The paper's outcome in words: 'Falsified, under review', 'Awaiting re-run'."""
+    return paper_shown(data, paper_id).label
+
+
+def claim_shown(data: SiteData, paper_id: str, claim: str, fold: str) -> Shown:
+    """A claim's fold over its counted verdicts, in the words of its verdict chips."""
+    answers = latest_answers(data, paper_id)
+    rows = [r for r in data.rows_of(paper_id) if r.counted and r.claim == claim]
+    given = [
+        answers[(r.logbook, claim)]
+        for r in rows
+        if r.verdict == "falsified" and (r.logbook, claim) in answers
+    ]
+    answer = max(given, key=lambda r: r.at).stance if given else None
+    return fold_state(fold, [row_state(r, answers) for r in rows], answer)
 
 
 def _cell(row: Any, answer: Review | None = None) -> Cell:
@@ -214,6 +241,7 @@ def paper_context(data: SiteData, paper_id: str) -> PaperPage:
             target=target_text(claim.target),
             regime=regime_text(claim),
             fold=folds.get(claim.id, "untested"),
+            shown=claim_shown(data, paper_id, claim.id, folds.get(claim.id, "untested")),
             cells=[cells.get((lb.id, claim.id)) for lb in logbooks],
             responses=[r for r in by_claim.get(claim.id, []) if r.kind == "author_response"],
         )
@@ -235,6 +263,7 @@ def paper_context(data: SiteData, paper_id: str) -> PaperPage:
         claims_version=paper.claims_version,
         bucket=data.bucket_of.get(paper_id),
         bucket_label=outcome_text(data, paper_id),
+        outcome=paper_shown(data, paper_id),
         feed=paper_feed_path(paper_id),
         authors_text=", ".join(a.name for a in meta.authors),
         links={k: v for k, v in meta.links.model_dump().items() if v},
@@ -259,6 +288,7 @@ def paper_context(data: SiteData, paper_id: str) -> PaperPage:
         badge=badge_path(paper_id),
         site_url=data.site_url,
         cite=cite_paper(meta, absolute_url(data, paper_url(paper_id))),
+        logbook_cites=[cite_verdict(data, key) for key in keys if key in data.verdicts],
         answer=paper_answer(data, paper_id)
         if data.bucket_of.get(paper_id) in ("falsified", "mixed", "contested")
         else None,
@@ -451,37 +481,17 @@ def setting_rows(values: dict[str, Any], prefix: str = "") -> list[tuple[str, st
 
 
 def cite_verdict(data: SiteData, key: Key) -> dict[str, str]:
-    """BibTeX and plain text for a verdict, with its input hash and date."""
-    book = data.logbooks[key]
-    paper = data.papers[key[0]].paper
+    """BibTeX and plain text for a verdict (``cite.cite_logbook``), the contributor named as
+    the paper file names them when they are one of its authors."""
     verdict = data.verdicts[key]
-    url = (data.site_url or "").rstrip("/") + "/" + logbook_url(*key) if data.site_url else ""
-    who = book.logbook.contributor.github
-    date = verdict.judged_at.strftime("%Y-%m-%d")
-    counts = Counter(c.verdict for c in verdict.claims)
-    summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-
-    def bib(text: str) -> str:
-        return "".join("\\" + ch if ch in "{}%&$#_^~\\" else ch for ch in text)
-
-    fields = {
-        "title": f"Reproduction verdict for ``{bib(paper.title)}'' (logbook {bib(key[1])})",
-        "author": bib(who),
-        "year": verdict.judged_at.strftime("%Y"),
-        "howpublished": f"\\url{{{url}}}" if url else "",
-        "note": (
-            f"{bib(summary)}; judged {date} by {bib(judge_text(verdict))}; "
-            f"input sha256 {verdict.input_sha256}"
-        ),
-    }
-    body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields.items() if v)
-    ident = re.sub(r"[^A-Za-z0-9]+", "-", f"reproaudit-{key[0]}-{key[1]}")
-    plain = (
-        f"{who}. Reproduction verdict for \u201c{paper.title}\u201d ({paper.venue}), "
-        f"logbook {key[1]}: {summary}. Judged {date} by {judge_text(verdict)}; "
-        f"input sha256 {verdict.input_sha256}." + (f" {url}" if url else "")
+    return cite_logbook(
+        data.papers[key[0]].paper,
+        key[1],
+        data.logbooks[key].logbook.contributor.github,
+        verdict,
+        judge_text(verdict),
+        absolute_url(data, logbook_url(*key)),
     )
-    return {"bibtex": f"@misc{{{ident},\n{body}\n}}", "plain": plain}
 
 
 def home_context(data: SiteData) -> dict[str, Any]:
@@ -517,21 +527,25 @@ def newest_verdicts(data: SiteData, limit: int) -> list[dict[str, Any]]:
 def _entry(data: SiteData, key: Key, verdict: VerdictFile) -> dict[str, Any]:
     """A verdict as the home page and the feeds show it (reviews applied)."""
     rows = [r for r in data.rows_of(key[0]) if r.logbook == key[1]]
-    counts = (
-        Counter(r.verdict for r in rows) if rows else Counter(c.verdict for c in verdict.claims)
-    )
-    review = sum(1 for r in rows if review_state(r.verdict, r.review) == "under_review")
     answers = latest_answers(data, key[0])
+    shown = (
+        [row_state(r, answers) for r in rows]
+        if rows
+        else [claim_state(c.verdict, c.flags) for c in verdict.claims]
+    )
+    counts = Counter(s.label for s in shown)
+    first = {s.label: s for s in reversed(shown)}
+    order = list(STATES)
+    states = sorted(
+        ((first[label], n) for label, n in counts.items()),
+        key=lambda item: (order.index(item[0].key), item[0].label),
+    )
     answered = [
         answers[(key[1], r.claim)]
         for r in rows
         if r.verdict == "falsified" and (key[1], r.claim) in answers
     ]
     answer = max(answered, key=lambda r: r.at) if answered else None
-    falsified = with_answer(
-        "falsified, under review" if review else "falsified", answer.stance if answer else None
-    )
-    labels = {"falsified": falsified}
     return {
         "paper": key[0],
         "title": data.papers[key[0]].paper.title,
@@ -542,9 +556,7 @@ def _entry(data: SiteData, key: Key, verdict: VerdictFile) -> dict[str, Any]:
         "person_url": person_url(data.logbooks[key].logbook.contributor.github),
         "judged_at": verdict.judged_at,
         "judge": judge_text(verdict),
-        "counts": {v: counts.get(v, 0) for v in ("verified", "falsified", "toy", "inconclusive")},
-        "labels": {v: labels.get(v, v) for v in ("verified", "falsified", "toy", "inconclusive")},
-        "under_review": review,
+        "states": states,  # (state, count) in the vocabulary's order: "2 awaiting re-run"
         "stale": key in data.stale,
         "answer": answer,  # the authors' latest answer on one of its falsifications
         # a feed entry is updated when the authors answer
@@ -673,8 +685,9 @@ def _logbook_rows(data: SiteData, keys: list[Key]) -> list[dict[str, Any]]:
     rows = []
     for key in keys:
         verdict = data.verdicts.get(key)
+        answers = latest_answers(data, key[0])
         verdicts = {
-            r.claim: (r.verdict, review_state(r.verdict, r.review), bool(r.counted))
+            r.claim: (r.verdict, row_state(r, answers), bool(r.counted))
             for r in data.rows_of(key[0])
             if r.logbook == key[1]
         }
@@ -689,7 +702,7 @@ def _logbook_rows(data: SiteData, keys: list[Key]) -> list[dict[str, Any]]:
                 "judge": judge_text(verdict),
                 "stale": key in data.stale,
                 "claims": [
-                    {"claim": c, "verdict": v, "state": st, "counted": n}
+                    {"claim": c, "verdict": v, "shown": st, "counted": n}
                     for c, (v, st, n) in sorted(verdicts.items())
                 ],
             }
@@ -711,6 +724,7 @@ def paper_rows(data: SiteData) -> list[dict[str, Any]]:
                 "url": paper_url(paper_id),
                 "bucket": data.bucket_of.get(paper_id, "untested"),
                 "outcome": outcome_text(data, paper_id),
+                "shown": paper_shown(data, paper_id),
                 "area": meta.tags.area or "",
                 "authors": ", ".join(a.name for a in meta.authors[:4])
                 + (" et al." if len(meta.authors) > 4 else ""),
@@ -799,6 +813,9 @@ def falsifications_context(data: SiteData) -> dict[str, Any]:
                     "claim": row.claim,
                     "claim_url": paper_url(paper_id) + "#" + row.claim,
                     "fold": folds.get(row.claim, "untested"),
+                    "fold_label": claim_shown(
+                        data, paper_id, row.claim, folds.get(row.claim, "untested")
+                    ).label,
                     "logbook": row.logbook,
                     "url": logbook_url(paper_id, row.logbook),
                     "contributor": row.contributor,
@@ -815,6 +832,9 @@ def falsifications_context(data: SiteData) -> dict[str, Any]:
                     **vars(f),
                     "claim_url": f.paper_url + "#" + f.claim,
                     "fold": folds.get(f.claim, "untested"),
+                    "fold_label": claim_shown(
+                        data, paper_id, f.claim, folds.get(f.claim, "untested")
+                    ).label,
                     "person_url": person_url(f.contributor),
                     "state": f.state,
                     "counted": False,

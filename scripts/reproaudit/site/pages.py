@@ -12,6 +12,7 @@ from typing import Any
 
 from ..models import Claim, Logbook, PaperMeta, Result, Review, VerdictFile, Votes
 from .cite import PaperCitation
+from .words import Shown
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class ClaimRow:
     fold: str
     cells: list[Cell | None]  # one per logbook column, None: not judged
     responses: list[Review]  # the authors' responses
+    shown: Shown | None = None  # the fold in the words of the verdict chips
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,8 @@ class PaperPage:
     cite: PaperCitation
     answer: Review | None = None  # the authors' latest answer on a counted falsification
     draft: bool = False  # claims not reviewed yet: listed apart, no verdict counts
+    outcome: Shown | None = None  # the outcome in the one vocabulary (header, badge, feeds)
+    logbook_cites: list[dict[str, str]] = field(default_factory=list)  # BibTeX per logbook
 
 
 @dataclass(frozen=True)

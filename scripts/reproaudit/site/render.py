@@ -24,7 +24,8 @@ from xml.etree import ElementTree as ET
 import jinja2
 from markupsafe import Markup
 
-from ..export import COLUMNS, export_frame
+from ..export import BASENAME, COLUMNS, DATA_LICENSE, FORMATS, encode, export_frame
+from ..problems import human_size
 from . import context as ctx
 from . import ids, words
 from .charts import BUCKET_COLOURS, CHART_SIZE, buckets_chart, verdicts_over_time_chart
@@ -96,6 +97,9 @@ def _env() -> jinja2.Environment:
         OUTCOMES=words.OUTCOMES,
         VERDICTS=words.VERDICTS,
         MARKERS=words.MARKERS,
+        STATES=words.STATES,
+        QUALIFIERS=words.QUALIFIERS,
+        claim_state=words.claim_state,
         MEANING=words.MEANING_URL,
         flag_label=words.flag_label,
         u=_u,
@@ -275,6 +279,8 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
                 data,
                 columns=COLUMNS,
                 generated_at=data.generated_at,
+                files=[(path, human_size(len(raw))) for path, raw in _downloads(data).items()],
+                licence=DATA_LICENSE,
             ),
             description="Every claim and verdict as CSV, Parquet and JSON lines.",
         ),
@@ -451,12 +457,19 @@ def files(data: SiteData, site_name: str, only: set[str] | None = None) -> dict[
         if only is None or key[0] in only:
             for name, raw in record.files.items():
                 out[ctx.rerun_path(key, name)] = raw
-    frame = export_frame(data.papers, data.rows, data.claim_folds, data.paper_folds)
-    from ..export import BASENAME, FORMATS, encode
-
-    for fmt in FORMATS:
-        out[f"downloads/{BASENAME}.{fmt}"] = encode(frame, fmt)
+    out |= _downloads(data)
+    data.memo.pop("downloads", None)  # written once: not held for the rest of the build
     return out
+
+
+def _downloads(data: SiteData) -> dict[str, bytes]:
+    """The export files by site path, encoded once: the downloads page states their sizes."""
+    if "downloads" not in data.memo:
+        frame = export_frame(data.papers, data.rows, data.claim_folds, data.paper_folds)
+        data.memo["downloads"] = {
+            f"downloads/{BASENAME}.{fmt}": encode(frame, fmt) for fmt in FORMATS
+        }
+    return data.memo["downloads"]
 
 
 def badge_svg(bucket: str, text: str | None = None) -> bytes:
@@ -510,7 +523,7 @@ def atom_feed(data: SiteData, site_name: str, paper_id: str | None = None) -> by
     sub(author, "name", site_name)
     for e in entries:
         entry = sub(feed, "entry")
-        counts = ", ".join(f"{n} {e['labels'][v]}" for v, n in e["counts"].items() if n)
+        counts = "; ".join(f"{n} {state.label}" for state, n in e["states"])
         sub(entry, "title", f"{e['title']}: logbook {e['logbook']} ({counts})")
         sub(entry, "id", f"urn:reproaudit:{e['paper']}:{e['logbook']}:{_iso(e['judged_at'])}")
         sub(entry, "updated", _iso(e["updated"]))

@@ -8,6 +8,9 @@ the explanations here, so a new flag cannot appear on the site unexplained
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
+
 MEANING_URL = "meaning/"
 # an inconclusive verdict flagged not_rerun, as chips and paper lines show it
 AWAITING = "awaiting re-run"
@@ -43,7 +46,8 @@ OUTCOMES: dict[str, tuple[str, str]] = {
 VERDICTS: dict[str, tuple[str, str]] = {
     "verified": (
         "verified",
-        "The numbers reproduce the claim within its tolerance, over the range it covers.",
+        "Numbers read from a passed re-run of the logbook as it is now reproduce the claim "
+        "within its tolerance, over the range it covers.",
     ),
     "falsified": (
         "falsified",
@@ -190,7 +194,8 @@ def outcome_label(code: str | None) -> str:
 
 
 # An author's latest answer to a falsification, as it follows the verdict everywhere:
-# "falsified, disputed by the authors" (issue 19). Shown, never counted.
+# "falsified, under review, disputed by the authors" (issue 19; ``claim_state``). Shown,
+# never counted.
 AUTHOR_ANSWERS = {
     "agree": "accepted by the authors",
     "disagree": "disputed by the authors",
@@ -198,6 +203,178 @@ AUTHOR_ANSWERS = {
 }
 
 
-def with_answer(text: str, stance: str | None) -> str:
-    """``text`` (a verdict or outcome) followed by the authors' answer, when there is one."""
-    return f"{text}, {AUTHOR_ANSWERS[stance]}" if stance in AUTHOR_ANSWERS else text
+# --- the one vocabulary of states ---------------------------------------------------------
+# A claim's verdict (one logbook's, or the fold over its logbooks) and a paper's outcome are
+# shown through ``claim_state`` and ``paper_state`` only: the chip, the paper's header line,
+# its badge, both feeds and the meaning page all say the same words (issue 21).
+
+# state key -> (label, explanation); the key is the chip's class and the meaning page's
+# anchor (``state-<key>``)
+STATES: dict[str, tuple[str, str]] = {
+    "verified": (
+        "verified",
+        "A passed re-run of the logbook as it is now produced numbers that reproduce the "
+        "claim within its tolerance, over the range it covers.",
+    ),
+    "under_review": (
+        "falsified, under review",
+        "Numbers from a passed re-run contradict the claim, and no maintainer has confirmed "
+        "it yet. It counts in the statistics at once, but may still be rejected.",
+    ),
+    "confirmed": (
+        "falsified, confirmed",
+        "Numbers from a passed re-run contradict the claim, and a maintainer confirmed the "
+        "falsification.",
+    ),
+    "toy": (
+        "toy",
+        "Only a reduced or synthetic setup was re-run, on other hardware than the claim's, "
+        "or over too short a range: the numbers point somewhere but cannot settle the claim.",
+    ),
+    "inconclusive": (
+        "inconclusive",
+        "The logbook does not settle the claim: no result, no comparable numbers, a failed "
+        "re-run, or judges who disagree.",
+    ),
+    "awaiting": (
+        "awaiting re-run",
+        "No passed re-run of the logbook as it is now (its YAML, write-up, code and "
+        "requirements) exists yet, so nothing is verified, falsified or toy: the evidence says "
+        "what the numbers the contributor typed would give. It is not a result.",
+    ),
+    "contested": (
+        "contested",
+        "Different contributors reached opposite verdicts (verified and falsified) on the "
+        "same claim; both sides are shown.",
+    ),
+    "untested": ("untested", "No logbook addresses this claim yet."),
+}
+
+# what may follow a state, in this order: "verified, not re-run", "falsified, under review,
+# disputed by the authors"
+QUALIFIERS: dict[str, tuple[str, str]] = {
+    "not_rerun": (
+        "not re-run",
+        "A verdict written by an older judge from numbers nobody re-ran (the contributor "
+        "typed them). It is drawn as an outline, never like a re-run verdict, and the next "
+        "run of the judge makes it \u201cawaiting re-run\u201d until a re-run passes.",
+    ),
+    "agree": (
+        AUTHOR_ANSWERS["agree"],
+        "The paper's authors answered the falsification (/author agree) and accept it.",
+    ),
+    "disagree": (
+        AUTHOR_ANSWERS["disagree"],
+        "The paper's authors answered the falsification (/author disagree) and dispute it. "
+        "Their answer is shown with the verdict, dated; it never changes the verdict or the "
+        "statistics: maintainers decide with /review confirm or /review reject.",
+    ),
+    "fixed": (
+        AUTHOR_ANSWERS["fixed"],
+        "The paper's authors answered that they fixed the paper or code (/author fixed), "
+        "with a link to the fix. Shown, not counted: a new logbook can check the fix.",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A state as every surface shows it: the words, the chip's classes, the meaning anchor."""
+
+    key: str  # a key of STATES, or of OUTCOMES for a paper
+    label: str  # the whole phrase: "falsified, under review, disputed by the authors"
+    css: str  # "ra-chip--under_review ra-chip--not_rerun"
+    anchor: str  # "state-under_review", "outcome-mixed"
+    qualifiers: tuple[str, ...] = ()
+
+    @property
+    def explain(self) -> str:
+        table = STATES if self.anchor.startswith("state-") else OUTCOMES
+        return table[self.key][1]
+
+
+def _shown(key: str, label: str, qualifiers: list[str], prefix: str = "state") -> Shown:
+    words = [label] + [QUALIFIERS[q][0] for q in qualifiers]
+    css = " ".join([f"ra-chip--{key}"] + [f"ra-chip--{q}" for q in qualifiers if q == "not_rerun"])
+    return Shown(key, ", ".join(words), css, f"{prefix}-{key}", tuple(qualifiers))
+
+
+DECIDED = ("verified", "falsified", "toy")
+
+
+def claim_state(
+    verdict: str | None,
+    flags: Iterable[str] = (),
+    review: str | None = None,
+    answer: str | None = None,
+) -> Shown:
+    """How one logbook's verdict on a claim is shown.
+
+    ``review`` is the falsification's review state (``under_review`` or ``confirmed``),
+    ``answer`` the authors' latest stance on it. An inconclusive verdict flagged
+    ``not_rerun`` is "awaiting re-run"; a decided verdict flagged ``not_rerun`` (an older
+    judge's) is qualified "not re-run" and drawn differently.
+    """
+    flags = set(flags)
+    quals = []
+    if verdict is None:
+        return _shown("untested", "no verdict", [])
+    if verdict == "falsified":
+        key = "confirmed" if review == "confirmed" else "under_review"
+    elif verdict == "inconclusive" and "not_rerun" in flags:
+        key = "awaiting"
+    else:
+        key = verdict if verdict in STATES else "inconclusive"
+    if verdict in DECIDED and "not_rerun" in flags:
+        quals.append("not_rerun")
+    if verdict == "falsified" and answer in AUTHOR_ANSWERS:
+        quals.append(answer)
+    return _shown(key, STATES[key][0], quals)
+
+
+def fold_state(fold: str, shown: Iterable[Shown], answer: str | None = None) -> Shown:
+    """A claim's fold over its counted verdicts (each as ``claim_state`` shows it) and the
+    authors' latest answer on its falsifications."""
+    shown = list(shown)
+    keys = {s.key for s in shown}
+    quals: list[str] = []
+    key = fold if fold in STATES else "inconclusive"
+    if fold == "falsified":
+        key = "under_review" if "under_review" in keys or not keys else "confirmed"
+    elif fold == "inconclusive" and "awaiting" in keys:
+        key = "awaiting"
+    if fold in ("verified", "falsified", "toy"):
+        same = [s for s in shown if s.key == key]
+        if same and all("not_rerun" in s.qualifiers for s in same):
+            quals.append("not_rerun")
+    if key in ("under_review", "confirmed") and answer in AUTHOR_ANSWERS:
+        quals.append(answer)
+    return _shown(key, STATES[key][0], quals)
+
+
+def paper_state(bucket: str | None, shown: Iterable[Shown], answer: str | None = None) -> Shown:
+    """A paper's outcome (the fold's bucket) as its header, badge and feeds show it, from its
+    counted claim verdicts and the authors' latest answer on a falsification that counts:
+    "Falsified, under review", "Awaiting re-run", "Mixed, under review, disputed by the
+    authors"."""
+    shown = list(shown)
+    keys = {s.key for s in shown}
+    bucket = bucket or "untested"
+    label = outcome_label(bucket)
+    quals: list[str] = []
+    if bucket == "inconclusive" and "awaiting" in keys:
+        return Shown("awaiting", "Awaiting re-run", "ra-bucket--awaiting", "state-awaiting")
+    prefix = "outcome"
+    if bucket in ("falsified", "mixed", "contested"):
+        if "under_review" in keys:
+            label += ", " + STATES["under_review"][0].split(", ")[1]
+        elif bucket == "falsified" and "confirmed" in keys:
+            label += ", " + STATES["confirmed"][0].split(", ")[1]
+        if answer in AUTHOR_ANSWERS:
+            quals.append(answer)
+    decided = [s for s in shown if s.key in ("verified", "under_review", "confirmed", "toy")]
+    if decided and all("not_rerun" in s.qualifiers for s in decided):
+        quals.insert(0, "not_rerun")
+    words = [label] + [QUALIFIERS[q][0] for q in quals]
+    css = f"ra-bucket--{bucket}" + (" ra-bucket--not_rerun" if "not_rerun" in quals else "")
+    return Shown(bucket, ", ".join(words), css, f"{prefix}-{bucket}", tuple(quals))
