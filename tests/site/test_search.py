@@ -21,10 +21,11 @@ from reproaudit.site import context as ctx
 from reproaudit.site import search_text
 from reproaudit.site.build import build_site
 from reproaudit.site.data import load_site_data
+from reproaudit.site.search import query_files, served_bytes
 from reproaudit.site.typos import tables
 from tests.site.conftest import NOW, site_repo
 from tests.site.test_browser import CHROMIUM, DESKTOP, headless_chromium, serving
-from tests.site.test_typos import CASES, PAGES
+from tests.site.test_typos import CASES, LONG, PAGES
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(), reason="Chromium is not installed (apt-get install chromium)"
@@ -150,6 +151,8 @@ def test_the_search_script_corrects_words_as_the_build_does(
         assert page.evaluate("([a, b]) => window.reproauditTypos.withinOne(a, b)", [a, b]) == (
             within_one(a, b)
         )
+    for query, words in LONG:
+        assert page.evaluate("q => window.reproauditTypos.queryWords(q)", query) == words
     text = "The Near-Harmonic k=8 bound, 2026 Ferreyra's Müller"
     assert sorted(page.evaluate("t => window.reproauditTypos.wordsOf(t)", text)) == sorted(
         words_of(text)
@@ -270,3 +273,28 @@ def _all(page: object, url: str, query: str) -> list[str]:
 
 def _records(data: object) -> list[search_text.Record]:
     return search_text.records(data, ctx.contributors_context(data))
+
+
+@pytest.mark.parametrize("query", ["Ferreyra", "Ferreyar", "paging", PAGING, "robust paging bound"])
+def test_query_bytes_counts_at_least_what_chromium_fetches(
+    page: object, crowded: tuple[Path, str], query: str
+) -> None:
+    """The benchmark's figure errs high, never low: every file the page fetched for the query
+    is counted (fragments: as many, the largest), and the bytes are no fewer."""
+    repo, url = crowded
+    site = repo / "_site"
+    page.goto(f"{url}search/")
+    page.wait_for_function("window.reproauditTypos !== undefined")
+    fetched: list[str] = []
+    page.on("request", lambda request: fetched.append(request.url))
+    page.fill("#ra-search-q", query)
+    results(page, url)
+    prefix = url.split("//", 1)[1].split("/", 1)[1]  # conf2026/
+    paths = {site / u.split(prefix, 1)[1].split("?")[0] for u in fetched if prefix in u}
+    paths = {p for p in paths if p.relative_to(site).parts[0] in ("pagefind", "ids", "typos")}
+    assert any(p.parent.name == "fragment" for p in paths)  # the search did run
+    counted = query_files(site, query)
+    fragments = [p for p in paths if p.parent.name == "fragment"]
+    assert {p for p in paths if p.parent.name != "fragment"} <= set(counted), sorted(paths)
+    assert len(fragments) <= sum(p.parent.name == "fragment" for p in counted)
+    assert sum(served_bytes(p) for p in paths) <= sum(counted.values())

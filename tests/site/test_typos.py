@@ -9,7 +9,14 @@ import string
 
 import pytest
 
-from reproaudit.site.typos import corrections, shards_of, tables, within_one, words_of
+from reproaudit.site.typos import (
+    corrections,
+    query_words,
+    shards_of,
+    tables,
+    within_one,
+    words_of,
+)
 
 PAGES = [
     "Lucia Ferreyra, Near-Harmonic Robustness for Learning-Augmented Paging",
@@ -86,6 +93,23 @@ def test_words_are_lowercase_and_four_characters_or_more() -> None:
         "ferreyra",
     }
     assert words_of("Müller Ñandú") == {"müller", "ñandú"}
+
+
+# (query, the words searched); shared with the browser test of the JavaScript mirror
+LONG = [
+    ("Ferreyra", ["Ferreyra"]),
+    ("robust  learning paging", ["robust", "learning", "paging"]),
+    (
+        "Trust, Then Mark: Near-Harmonic Robustness for Learning-Augmented Paging",
+        ["Near-Harmonic", "Robustness", "Learning-Augmented"],
+    ),
+    ("a bb cc dd", ["bb", "cc", "dd"]),  # ties: the first ones
+]
+
+
+@pytest.mark.parametrize(("query", "words"), LONG)
+def test_a_long_query_is_searched_by_its_three_longest_words(query: str, words: list[str]) -> None:
+    assert query_words(query) == words
 
 
 def _one_edit(word: str, letters: str) -> set[str]:

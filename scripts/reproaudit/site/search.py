@@ -189,18 +189,19 @@ def query_files(site: Path, query: str, per_page: int = FIRST_RESULTS) -> dict[P
     GitHub Pages serves them.
 
     The files the search page fetches for ``query`` (not the page and its scripts): the id
-    lookup shard and the typo word lists it reads, Pagefind's script, WebAssembly, entry and
-    metadata, the index chunk of each word and one fragment per result shown. JSON and
-    JavaScript count gzipped (GitHub Pages compresses them; Pagefind's own files are gzip
-    already). A misspelt word counts its corrections' chunks and pages too. Pagefind's
-    ranking is not replayed: the fragments counted are the largest ``per_page`` among the
-    pages holding every word, and each word counts the chunks its stems could fall in, so the
-    figure errs high, never low.
+    lookup shard and the typo word lists of its words (at most three), Pagefind's script,
+    WebAssembly, entry and metadata, the index chunk of each word and one fragment per result
+    shown. JSON and JavaScript count gzipped (GitHub Pages compresses them; Pagefind's own
+    files are gzip already). A misspelt word counts its corrections' chunks and pages too.
+    Pagefind's ranking is not replayed: the fragments counted are the largest ``per_page``
+    among the pages holding every word, and each word counts the chunks its stems could fall
+    in, so the figure errs high, never low.
     """
     files: set[Path] = set()
     key = ids.normalize(query)
     if key is not None and (site / "ids" / f"{ids.shard(key)}.json").is_file():
         files.add(site / "ids" / f"{ids.shard(key)}.json")
+    query = " ".join(typos.query_words(query))  # what the page asks Pagefind for
     lists: dict[str, list[str | int]] = {}
     for word in typos.words_of(query):
         for name in typos.shards_of(word):
@@ -219,8 +220,8 @@ def query_files(site: Path, query: str, per_page: int = FIRST_RESULTS) -> dict[P
     for term in _terms(query):
         hits: set[int] = set()
         for word in [term, *(typos.corrections(term, lists) or [])]:  # and what it is fixed to
-            for low, high, name in chunks:
-                if any(low <= t <= high for t in _stems(word)) or (
+            for low, high, name in chunks:  # bounds are prefixes: "la" holds "label"
+                if any(low <= t and (t <= high or t.startswith(high)) for t in _stems(word)) or (
                     low > word and low.startswith(word)
                 ):
                     files.add(bundle / "index" / f"{name}.pf_index")
@@ -231,7 +232,7 @@ def query_files(site: Path, query: str, per_page: int = FIRST_RESULTS) -> dict[P
         key=lambda path: path.stat().st_size,
     )
     files.update(fragments[-per_page:] if per_page else [])
-    return {path: _served(path) for path in sorted(files)}
+    return {path: served_bytes(path) for path in sorted(files)}
 
 
 def _terms(query: str) -> list[str]:
@@ -258,7 +259,8 @@ def _pages_with(chunk: Path, term: str) -> set[int]:
     return out
 
 
-def _served(path: Path) -> int:
+def served_bytes(path: Path) -> int:
+    """A file's bytes as GitHub Pages sends them: JSON and JavaScript gzipped."""
     raw = path.read_bytes()
     if path.suffix in (".js", ".json"):
         return len(gzip.compress(raw, compresslevel=6, mtime=0))

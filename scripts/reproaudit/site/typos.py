@@ -14,7 +14,8 @@ letter dropped), its first and third (second letter dropped) -- at most three fi
 word reads the same three of its own, so every word one edit from it is in a file it reads.
 Each file lists its words by how many pages hold them, most first, with that count.
 
-:func:`shards_of`, :func:`within_one` and :func:`corrections` are mirrored in
+:func:`query_words`, :func:`words_of`, :func:`shards_of`, :func:`within_one` and
+:func:`corrections` are mirrored in
 ``reproaudit-search.js``; the tests run both on the same inputs. Pure: text in, tables out.
 """
 
@@ -29,7 +30,18 @@ from .ids import shard
 MIN_LENGTH = 4  # a shorter word has too many neighbours one edit away to guess from
 MAX_LENGTH = 40
 PER_WORD = 3  # corrections tried per query word, the most frequent first
+MAX_WORDS = 3  # words of a query searched: each costs Pagefind an index chunk (~20 kB)
 WORD = re.compile(r"[^\W_]+")
+
+
+def query_words(query: str) -> list[str]:
+    """The words the search page asks for: all of a short query, the three longest of a longer
+    one (a pasted title's long words find it; "of" and "the" would cost a chunk each)."""
+    words = query.split()
+    if len(words) <= MAX_WORDS:
+        return words
+    keep = sorted(range(len(words)), key=lambda i: (-len(words[i]), i))[:MAX_WORDS]
+    return [words[i] for i in sorted(keep)]
 
 
 def words_of(text: str) -> set[str]:

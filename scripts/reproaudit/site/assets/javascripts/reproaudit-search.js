@@ -47,8 +47,16 @@
       .then(function (table) { return table[key] || []; }, function () { return []; });
   }
 
-  // Typos (mirrors reproaudit/site/typos.py: words_of, shards_of, within_one, corrections).
-  var MIN = 4, MAX = 40, PER_WORD = 3;
+  // Typos (mirrors reproaudit/site/typos.py: query_words, words_of, shards_of, within_one,
+  // corrections).
+  var MIN = 4, MAX = 40, PER_WORD = 3, MAX_WORDS = 3;
+  function queryWords(query) {
+    var words = query.split(/\s+/).filter(Boolean);
+    if (words.length <= MAX_WORDS) return words;
+    var keep = words.map(function (w, i) { return i; })
+      .sort(function (a, b) { return words[b].length - words[a].length || a - b; }).slice(0, MAX_WORDS);
+    return words.filter(function (w, i) { return keep.indexOf(i) >= 0; });
+  }
   function wordsOf(text) {
     var seen = {};
     (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) || []).forEach(function (w) {
@@ -88,7 +96,7 @@
       return found[b] - found[a] || (a < b ? -1 : a > b ? 1 : 0);
     }).slice(0, PER_WORD);
   }
-  window.reproauditTypos = {wordsOf: wordsOf, shardsOf: shardsOf, withinOne: withinOne, corrections: corrections};
+  window.reproauditTypos = {queryWords: queryWords, wordsOf: wordsOf, shardsOf: shardsOf, withinOne: withinOne, corrections: corrections};
 
   var typoFiles = {};
   function typoFile(name) {
@@ -179,8 +187,9 @@
 
   // Pagefind's results, after the pages an id named (when it named several), for the
   // query as typed or, when a word needed correcting, for the corrected queries in turn.
-  function fullText(query, chosen, mine, named) {
+  function fullText(typed, chosen, mine, named) {
     var options = {filters: chosen};
+    var query = queryWords(typed).join(" "), shortened = query !== typed.split(/\s+/).join(" ");
     Promise.all([loadPagefind(), query ? alternatives(query) : Promise.resolve([])]).then(function (got) {
       var pf = got[0], alts = got[1];
       // A word that is not indexed has no exact match (Pagefind would fall back to pages
@@ -211,7 +220,8 @@
         list.appendChild(li);
       });
       listing = {results: res.results, shown: 0, mine: mine};
-      var total = res.results.length, said = query ? " for \u201c" + query + "\u201d" : "";
+      var total = res.results.length, said = typed ? " for \u201c" + typed + "\u201d" : "";
+      if (shortened) said += " (its three longest words)";
       var text = total ? total.toLocaleString("en-US") + " result" + (total === 1 ? "" : "s") + said
         : "No result" + said + ".";
       if (res.fixed.length) {
