@@ -221,9 +221,7 @@ def query_files(site: Path, query: str, per_page: int = FIRST_RESULTS) -> dict[P
         hits: set[int] = set()
         for word in [term, *(typos.corrections(term, lists) or [])]:  # and what it is fixed to
             for low, high, name in chunks:  # bounds are prefixes: "la" holds "label"
-                if any(low <= t and (t <= high or t.startswith(high)) for t in _stems(word)) or (
-                    low > word and low.startswith(word)
-                ):
+                if any(_may_hold(low, high, t) for t in _stems(word)):
                     files.add(bundle / "index" / f"{name}.pf_index")
                     hits |= _pages_with(bundle / "index" / f"{name}.pf_index", word)
         found = hits if found is None else found & hits
@@ -233,6 +231,12 @@ def query_files(site: Path, query: str, per_page: int = FIRST_RESULTS) -> dict[P
     )
     files.update(fragments[-per_page:] if per_page else [])
     return {path: served_bytes(path) for path in sorted(files)}
+
+
+def _may_hold(low: str, high: str, prefix: str) -> bool:
+    """Whether a chunk holding the words from ``low`` to ``high`` (and those beginning with
+    ``high``) may hold a word beginning with ``prefix``."""
+    return (low <= prefix or low.startswith(prefix)) and (high >= prefix or prefix.startswith(high))
 
 
 def _terms(query: str) -> list[str]:
@@ -255,7 +259,10 @@ def _pages_with(chunk: Path, term: str) -> set[int]:
     for entry in _read_cbor(chunk)[0]:  # [[word, [[page, locations, ...], ...], ...], ...]
         word = entry[0]
         if any(word.startswith(t) for t in stems) or term.startswith(word):
-            out.update(page[0] for page in entry[1])
+            number = 0
+            for page in entry[1]:  # each page number as the step from the one before
+                number += page[0]
+                out.add(number)
     return out
 
 
