@@ -64,14 +64,15 @@ def test_the_rewritten_index_reads_as_pagefind_wrote_it(tmp_path: Path) -> None:
     meta = cbor2.loads(
         gzip.decompress((bundle / f"pagefind.{meta_hash}.pf_meta").read_bytes())[12:]
     )
-    [[name, filter_hash]] = meta[3]
-    assert name == "kind"
-    key, values = cbor2.loads(
-        gzip.decompress((bundle / "filter" / f"{filter_hash}.pf_filter").read_bytes())[12:]
-    )
-    assert key == "kind"
-    assert [v[0] for v in values] == sorted(v[0] for v in values)
-    assert {v[0] for v in values} == {"paper", "contributor", "page"}
-    assert sum(len(v[1]) for v in values) == entry["languages"]["en"]["page_count"]
-    assert len(list((bundle / "filter").iterdir())) == 1
+    assert [name for name, _ in meta[3]] == ["kind", "outcome"]
+    for name, filter_hash in meta[3]:
+        key, values = cbor2.loads(
+            gzip.decompress((bundle / "filter" / f"{filter_hash}.pf_filter").read_bytes())[12:]
+        )
+        assert key == name
+        assert [v[0] for v in values] == sorted(v[0] for v in values)
+        if name == "kind":
+            assert {v[0] for v in values} == {"paper", "logbook", "contributor", "page"}
+            assert sum(len(v[1]) for v in values) == entry["languages"]["en"]["page_count"]
+    assert len(list((bundle / "filter").iterdir())) == 2
     assert len(list(bundle.glob("pagefind.*.pf_meta"))) == 1

@@ -187,6 +187,7 @@ def build_site(
         if search:  # Pagefind works in the background while the site renders
             records = render.search_records(data) + markdown_records(docs, render.page_url)
             index = SearchIndex(tmp, records)
+            data.memo["typo shards"] = list(index.typos)  # the search page says which exist
         timings["search index (start)"] = time.perf_counter() - step
         try:
             pages, outputs = _render_and_build(

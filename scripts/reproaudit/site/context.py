@@ -861,30 +861,3 @@ def paper_feed_entries(data: SiteData, paper_id: str) -> list[dict[str, Any]]:
 
 def feed_entries(data: SiteData) -> list[dict[str, Any]]:
     return newest_verdicts(data, FEED_SIZE)
-
-
-def search_records(data: SiteData, people: list[dict[str, Any]]) -> list[Any]:
-    """What the site search matches: each paper's title, authors, id, venue, area and claims;
-    each contributor's handle."""
-    from .search import Record
-
-    out = []
-    for paper_id in sorted(data.papers):
-        paper = data.papers[paper_id]
-        meta = paper.paper
-        authors = ", ".join(a.name for a in meta.authors)
-        handles = " ".join(f"@{a.github}" for a in meta.authors if a.github)
-        claims = " ".join(f"{c.id}: {c.statement}" for c in paper.claims)
-        text = (  # the title is the stand-in's heading: not repeated in the excerpt
-            f"{authors} {handles}. {paper_id}, {meta.venue}"
-            f"{', ' + meta.tags.area if meta.tags.area else ''}. "
-            f"Outcome: {outcome_text(data, paper_id)}. {claims}"
-        )
-        out.append(Record(paper_url(paper_id), meta.title, text, "paper"))
-    for person in people:
-        text = (
-            f"@{person['github']}, contributor: {person['logbooks']} logbooks on "
-            f"{person['papers']} papers, score {person['score']}."
-        )
-        out.append(Record(person["url"], f"@{person['github']}", text, "contributor"))
-    return out

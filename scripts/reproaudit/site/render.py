@@ -27,7 +27,7 @@ from markupsafe import Markup
 from ..export import BASENAME, COLUMNS, DATA_LICENSE, FORMATS, encode, export_frame
 from ..problems import human_size
 from . import context as ctx
-from . import ids, words
+from . import ids, search_text, words
 from .charts import BUCKET_COLOURS, CHART_SIZE, buckets_chart, verdicts_over_time_chart
 from .chips import Chips
 from .cite import cite_paper, head_html
@@ -261,6 +261,9 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
                 "search.md",
                 data,
                 shards=" ".join(ids.shards(id_entries(data))),  # which lookup files exist
+                typo_shards=" ".join(data.memo.get("typo shards", [])),
+                kinds=search_text.KINDS,
+                outcomes=search_text.OUTCOMES,
             ),
             description="Search papers, authors, ids and claims.",
         ),
@@ -427,7 +430,7 @@ def search_records(data: SiteData) -> list[Any]:
         for label, text in table.values()
     )
     extra = [Record(words.MEANING_URL, "What the verdicts mean", meaning, "page")]
-    return ctx.search_records(data, ctx.contributors_context(data)) + extra
+    return search_text.records(data, ctx.contributors_context(data)) + extra
 
 
 # --- files beside the pages -----------------------------------------------------------

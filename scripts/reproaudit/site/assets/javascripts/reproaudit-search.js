@@ -1,6 +1,8 @@
 // Search results page: asks Pagefind, which loads only the index fragments a query needs.
 // The header form of every page sends ?q= here. Results are built from text nodes; the
-// only markup kept from an excerpt is Pagefind's <mark> around the words found.
+// only markup kept from an excerpt is Pagefind's <mark> around the words found. A word
+// the index does not hold is corrected (one typo away) from the site's word lists, and
+// the corrected queries are asked instead; results come ten at a time.
 (function () {
   "use strict";
   var form = document.getElementById("ra-search-form");
@@ -12,7 +14,13 @@
   var site = new URL("..", bundle).href;
   var ids = new URL(form.dataset.ids, location.href).href;
   var written = (form.dataset.shards || "").split(" ");  // lookup files that exist: no 404s
-  var pagefind = null, asked = 0;
+  var kind = document.getElementById("ra-search-kind");
+  var outcome = document.getElementById("ra-search-outcome");
+  var more = document.getElementById("ra-search-more");
+  var typoBase = new URL(form.dataset.typos, location.href).href;
+  var typoWritten = (form.dataset.typoShards || "").split(" ");
+  var PAGE = 10;
+  var pagefind = null, asked = 0, listing = null;
 
   // Ids people paste (mirrors reproaudit/site/ids.py: normalize and shard).
   function normalize(text) {
@@ -39,6 +47,93 @@
       .then(function (table) { return table[key] || []; }, function () { return []; });
   }
 
+  // Typos (mirrors reproaudit/site/typos.py: query_words, words_of, shards_of, within_one,
+  // corrections).
+  var MIN = 4, MAX = 40, PER_WORD = 3, MAX_WORDS = 3;
+  function queryWords(query) {
+    var words = query.split(/\s+/).filter(Boolean);
+    if (words.length <= MAX_WORDS) return words;
+    var keep = words.map(function (w, i) { return i; })
+      .sort(function (a, b) { return words[b].length - words[a].length || a - b; }).slice(0, MAX_WORDS);
+    return words.filter(function (w, i) { return keep.indexOf(i) >= 0; });
+  }
+  function wordsOf(text) {
+    var seen = {};
+    (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) || []).forEach(function (w) {
+      if (w.length >= MIN && w.length <= MAX && !/^\p{N}+$/u.test(w)) seen[w] = true;
+    });
+    return Object.keys(seen);
+  }
+  function shardsOf(word) {
+    var keys = [word.slice(0, 2), word.slice(1, 3), word.charAt(0) + word.slice(2, 3)], out = [];
+    keys.forEach(function (k) { k = shard(k); if (out.indexOf(k) < 0) out.push(k); });
+    return out.sort();
+  }
+  function withinOne(a, b) {
+    if (a === b) return true;
+    if (Math.abs(a.length - b.length) > 1) return false;
+    var i = 0;
+    while (i < Math.min(a.length, b.length) && a[i] === b[i]) i++;
+    if (a.length === b.length) {
+      if (a.slice(i + 1) === b.slice(i + 1)) return true;
+      return a.slice(i, i + 2) === b.slice(i, i + 2).split("").reverse().join("") && a.slice(i + 2) === b.slice(i + 2);
+    }
+    if (a.length > b.length) return a.slice(i + 1) === b.slice(i);
+    return a.slice(i) === b.slice(i + 1);
+  }
+  function corrections(word, files) {
+    word = word.toLowerCase();
+    if (word.length < MIN || !wordsOf(word).length) return null;
+    var found = {}, names = shardsOf(word);
+    for (var n = 0; n < names.length; n++) {
+      var row = files[names[n]] || [];
+      for (var i = 0; i < row.length; i += 2) {
+        if (row[i].indexOf(word) === 0) return null;
+        if (withinOne(word, row[i])) found[row[i]] = row[i + 1];
+      }
+    }
+    return Object.keys(found).sort(function (a, b) {
+      return found[b] - found[a] || (a < b ? -1 : a > b ? 1 : 0);
+    }).slice(0, PER_WORD);
+  }
+  window.reproauditTypos = {queryWords: queryWords, wordsOf: wordsOf, shardsOf: shardsOf, withinOne: withinOne, corrections: corrections};
+
+  var typoFiles = {};
+  function typoFile(name) {
+    if (typoWritten.indexOf(name) < 0) return Promise.resolve([]);
+    if (!typoFiles[name]) {
+      typoFiles[name] = fetch(typoBase + name + ".json").then(function (r) { return r.ok ? r.json() : []; })
+        .catch(function () { return []; });
+    }
+    return typoFiles[name];
+  }
+
+  // Corrected queries: each word the index does not hold replaced by the indexed words one
+  // typo away ({query, fixed: [[typed, corrected], ...]}), at most four; [] when none.
+  function alternatives(query) {
+    var words = wordsOf(query), names = [];
+    words.forEach(function (w) { shardsOf(w).forEach(function (n) { if (names.indexOf(n) < 0) names.push(n); }); });
+    return Promise.all(names.map(typoFile)).then(function (rows) {
+      var files = {};
+      names.forEach(function (n, i) { files[n] = rows[i]; });
+      var terms = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) || [];
+      var tries = [{terms: terms, fixed: []}];
+      words.forEach(function (w) {
+        var fixes = corrections(w, files);
+        if (!fixes || !fixes.length) return;
+        var next = [];
+        tries.forEach(function (t) {
+          fixes.forEach(function (f) {
+            next.push({terms: t.terms.map(function (x) { return x === w ? f : x; }), fixed: t.fixed.concat([[w, f]])});
+          });
+        });
+        tries = next.slice(0, 4);
+      });
+      return tries.filter(function (t) { return t.fixed.length; })
+        .map(function (t) { return {query: t.terms.join(" "), fixed: t.fixed}; });
+    });
+  }
+
   function excerpt(node, html) {
     // Pagefind escapes the page text and wraps hits in <mark>; rebuild that without innerHTML.
     var parts = html.split(/<\/?mark>/);
@@ -50,31 +145,68 @@
     });
   }
 
+  function filters() {
+    var out = {};
+    if (kind && kind.value) out.kind = kind.value;
+    if (outcome && outcome.value) out.outcome = outcome.value;
+    return out;
+  }
+
   // leave: an id sent from another page's search box goes straight to its page; typed
   // here, it is listed first and the reader stays.
   function show(query, leave) {
     var mine = ++asked;
-    if (!query) { status.textContent = ""; list.textContent = ""; return; }
+    var chosen = filters();
+    if (!query && !Object.keys(chosen).length) {
+      status.textContent = ""; list.textContent = ""; more.hidden = true; listing = null; return;
+    }
     status.textContent = "Searching…";
-    lookup(query).then(function (hits) {
+    (query ? lookup(query) : Promise.resolve([])).then(function (hits) {
       if (mine !== asked) return;
       var pages = {};
       hits.forEach(function (h) { pages[h[1]] = h; });
       var urls = Object.keys(pages);
       if (urls.length === 1 && leave) { location.replace(site + urls[0]); return; }
-      fullText(query, mine, urls.map(function (u) { return pages[u]; }));
+      fullText(query, chosen, mine, Object.keys(chosen).length ? [] : urls.map(function (u) { return pages[u]; }));
     });
   }
 
-  // Pagefind's results, after the pages an id named (when it named several).
-  function fullText(query, mine, named) {
-    var load = pagefind ? Promise.resolve(pagefind) : import(bundle + "pagefind.js").then(function (m) {
-      pagefind = m;
-      return m.options({baseUrl: new URL(site).pathname}).then(function () { return m; });
+  function loadPagefind() {
+    if (pagefind) return Promise.resolve(pagefind);
+    return import(bundle + "pagefind.js").then(function (m) {
+      // No web worker: one script less to fetch before the first result. A word in a short
+      // title (a contributor's handle) would outweigh an author's name on a paper: titles
+      // weigh through their heading's weight (search_text.py) and not again as metadata.
+      var ranking = {metaWeights: {title: 0}};
+      return m.options({baseUrl: new URL(site).pathname, noWorker: true, ranking: ranking}).then(function () {
+        pagefind = m;
+        return m;
+      });
     });
-    load.then(function (pf) { return pf.search(query); }).then(function (found) {
-      return Promise.all(found.results.slice(0, 30).map(function (r) { return r.data(); }))
-        .then(function (data) { return {total: found.results.length, data: data}; });
+  }
+
+  // Pagefind's results, after the pages an id named (when it named several), for the
+  // query as typed or, when a word needed correcting, for the corrected queries in turn.
+  function fullText(typed, chosen, mine, named) {
+    var options = {filters: chosen};
+    var query = queryWords(typed).join(" "), shortened = query !== typed.split(/\s+/).join(" ");
+    Promise.all([loadPagefind(), query ? alternatives(query) : Promise.resolve([])]).then(function (got) {
+      var pf = got[0], alts = got[1];
+      // A word that is not indexed has no exact match (Pagefind would fall back to pages
+      // holding a word it begins with, such as "f" for "ferreyar"): only corrections then.
+      var asks = alts.length ? alts : [{query: query || null, fixed: []}];
+      return Promise.all(asks.map(function (a) { return pf.search(a.query, options); })).then(function (founds) {
+        var seen = {}, results = [], fixed = [];
+        founds.forEach(function (found, i) {
+          ((found && found.results) || []).forEach(function (r) {
+            if (seen[r.id]) return;
+            seen[r.id] = true;
+            results.push(r);
+            if (asks[i].fixed.length && fixed.indexOf(asks[i]) < 0) fixed.push(asks[i]);
+          });
+        });
+        return {results: results, fixed: fixed};
+      });
     }).then(function (res) {
       if (mine !== asked) return;  // a newer query is on its way
       list.textContent = "";
@@ -87,7 +219,34 @@
         li.appendChild(Object.assign(document.createElement("p"), {className: "ra-note", textContent: h[2]}));
         list.appendChild(li);
       });
-      res.data.forEach(function (d) {
+      listing = {results: res.results, shown: 0, mine: mine};
+      var total = res.results.length, said = typed ? " for \u201c" + typed + "\u201d" : "";
+      if (shortened) said += " (its three longest words)";
+      var text = total ? total.toLocaleString("en-US") + " result" + (total === 1 ? "" : "s") + said
+        : "No result" + said + ".";
+      if (res.fixed.length) {
+        var words = [];
+        res.fixed.forEach(function (a) { a.fixed.forEach(function (f) { words.push("\u201c" + f[1] + "\u201d"); }); });
+        text += ": no exact match, so results for " +
+          words.filter(function (w, i) { return words.indexOf(w) === i; }).join(" or ");
+      }
+      return next().then(function () {
+        if (mine === asked) status.textContent = text + (total ? "." : "");  // with the first ten
+      });
+    }).catch(function (e) { if (mine === asked) status.textContent = "Search failed to load (" + e.message + ")."; });
+  }
+
+  // The next ten results: their fragments are fetched only now.
+  function next() {
+    var state = listing;
+    if (!state) return Promise.resolve();
+    var batch = state.results.slice(state.shown, state.shown + PAGE);
+    state.shown += batch.length;
+    more.hidden = true;
+    return Promise.all(batch.map(function (r) { return r.data(); })).then(function (data) {
+      if (state !== listing) return;
+      var first = null;
+      data.forEach(function (d) {
         var li = document.createElement("li");
         var a = document.createElement("a");
         a.href = d.url;
@@ -98,23 +257,42 @@
         excerpt(p, d.excerpt || "");
         li.appendChild(p);
         list.appendChild(li);
+        first = first || a;
       });
-      status.textContent = res.total ? res.total.toLocaleString("en-US") + " result" + (res.total === 1 ? "" : "s") +
-        " for \u201c" + query + "\u201d" + (res.total > 30 ? " (showing 30)" : "") : "No result for \u201c" + query + "\u201d.";
-    }).catch(function (e) { status.textContent = "Search failed to load (" + e.message + ")."; });
+      var left = state.results.length - state.shown;
+      more.hidden = left <= 0;
+      more.textContent = "More results (" + left.toLocaleString("en-US") + " more)";
+      return first;
+    });
+  }
+  more.addEventListener("click", function () {
+    next().then(function (first) { if (first) first.focus(); });  // keyboard readers go on from there
+  });
+
+  function remember() {
+    var params = new URLSearchParams();
+    var q = input.value.trim();
+    if (q) params.set("q", q);
+    var chosen = filters();
+    Object.keys(chosen).forEach(function (k) { params.set(k, chosen[k]); });
+    var text = params.toString();
+    history.replaceState(null, "", location.pathname + (text ? "?" + text : ""));
+    return q;
   }
 
-  var query = new URLSearchParams(location.search).get("q") || "";
+  var params = new URLSearchParams(location.search);
+  var query = params.get("q") || "";
   input.value = query;
-  show(query.trim(), true);
+  if (kind) kind.value = params.get("kind") || "";
+  if (outcome) outcome.value = params.get("outcome") || "";
+  show(query.trim(), !Object.keys(filters()).length);
   var timer = null;
   input.addEventListener("input", function () {
     clearTimeout(timer);
-    timer = setTimeout(function () {
-      var q = input.value.trim();
-      history.replaceState(null, "", location.pathname + (q ? "?q=" + encodeURIComponent(q) : ""));
-      show(q, false);
-    }, 200);
+    timer = setTimeout(function () { show(remember(), false); }, 200);
   });
-  form.addEventListener("submit", function (e) { e.preventDefault(); show(input.value.trim(), false); });
+  [kind, outcome].forEach(function (select) {
+    if (select) select.addEventListener("change", function () { show(remember(), false); });
+  });
+  form.addEventListener("submit", function (e) { e.preventDefault(); show(remember(), false); });
 })();
