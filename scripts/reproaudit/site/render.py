@@ -256,6 +256,9 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
             "track, re-run and review, sort by title or date; static lists work without "
             "JavaScript.",
             wide=True,
+            # without JavaScript the filters cannot work: hidden from the first paint, and
+            # with it they are there from the first paint (no jump when the script runs)
+            head="<noscript><style>#ra-papers-form{display:none}</style></noscript>",
         ),
         Page(
             "search.md",

@@ -9,7 +9,6 @@
   "use strict";
   var form = document.getElementById("ra-papers-form");
   if (!form) return;
-  form.hidden = false;  // shown before the first paint: the page does not jump when it loads
   var PARALLEL = 2;
   var data = form.dataset;
   var PAGE = Number(data.page);  // rows per page, as the static lists
