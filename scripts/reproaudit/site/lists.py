@@ -18,6 +18,9 @@ from .data import Key, SiteData
 SLICE_SIZE = 400  # rows per slice: ~60 kB of JSON, ~15 kB gzipped, whatever the corpus
 SLICE_DIR = "assets/papers"
 WINDOW = 2  # page numbers shown on each side of the current one
+# rows the papers page paints before any script runs: a few phone screens; a phone's first
+# paint lays out every row it is given, and the rest is one click (or one slice) away
+FIRST_ROWS = 30
 
 # a row's fields in the slices, in order (the script reads the same list from the page)
 FIELDS = (

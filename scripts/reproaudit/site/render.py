@@ -242,8 +242,9 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
                 buckets={k: v[0] for k, v in words.OUTCOMES.items()},
                 areas=sorted({r["area"] for r in lists[0]["rows"] if r["area"]}),
                 lists=lists,
-                first=lists[0]["rows"][:PAGE_SIZE],
-                more=len(lists[0]["rows"]) > PAGE_SIZE,
+                first=lists[0]["rows"][: min(lists_.FIRST_ROWS, PAGE_SIZE)],
+                # the static page of the list A to Z where the rows not shown start
+                rest=ctx.page_of("browse/a-z/", min(lists_.FIRST_ROWS, PAGE_SIZE) // PAGE_SIZE + 1),
                 slices=lists_.slice_count(len(lists[0]["rows"])),
                 slice_dir=lists_.SLICE_DIR + "/",
                 slice_size=lists_.SLICE_SIZE,

@@ -18,7 +18,8 @@
   var body = document.querySelector("#ra-papers tbody");
   var count = document.getElementById("ra-count");
   var more = document.getElementById("ra-more");
-  var slices = [], pending = {}, inFlight = 0, failed = null, limit = PAGE;
+  var slices = [], pending = {}, inFlight = 0, failed = null;
+  var limit = Number(data.first);  // the static rows: "Show more" adds a page to them
   var labels = {};
   Array.prototype.forEach.call(form.elements.bucket.options, function (o) { labels[o.value] = o.text; });
   var order = ["contested", "fully_reproduced", "mixed", "partial", "falsified", "toy_only",
@@ -182,7 +183,7 @@
   KEYS.forEach(function (k) { if (params.get(k)) form.elements[k].value = params.get(k); });
   if (params.get("review")) form.elements.review.checked = true;
   if (!plain(values())) update();  // a shared filtered list: fetch it; else the static rows stand
-  else more.hidden = total <= PAGE;
+  else more.hidden = total <= limit;
 
   form.addEventListener("input", function () { limit = PAGE; update(); syncUrl(); });
   form.addEventListener("submit", function (e) { e.preventDefault(); });
