@@ -278,6 +278,9 @@ def main() -> int:
     largest_size, largest_path = figures["largest"]
     print(f"largest file:    {largest_path}, {largest_size / 1e6:.2f} MB")
     largest_json = max((p.stat().st_size for p in out.rglob("*.json")), default=0)
+    # the papers list's JSON slices (none is fetched on a first visit)
+    slice_ = max((p.stat().st_size for p in (out / "assets/papers").glob("*.json")), default=0)
+    print(f"papers list:     largest JSON slice {slice_ / 1e3:.0f} kB, none on a first visit")
 
     queries = queries_of(root)
     fetched = first_query_bytes(out, queries)

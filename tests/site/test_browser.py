@@ -140,10 +140,10 @@ def test_papers_index_filters_sorts_and_searches(page: object, site_url: str) ->
     count.filter(has_text="1 of 7 papers").wait_for()
     assert urlparse(page.url).query == "bucket=contested"
     page.select_option("#ra-bucket", "")
-    page.check("#ra-spotlight")
+    page.select_option("#ra-track", "spotlight")  # the fixture's `tags: {spotlight: true}`
     spotlight = page.locator("#ra-papers tbody tr").count()
     assert 0 < spotlight < 7
-    page.uncheck("#ra-spotlight")
+    page.select_option("#ra-track", "")
     page.select_option("#ra-sort", "claims")
     assert urlparse(page.url).query == "sort=claims"
     first = page.locator("#ra-papers tbody tr").first.locator("td").nth(3).inner_text()

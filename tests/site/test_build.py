@@ -162,24 +162,20 @@ def test_logbook_page(built: Path) -> None:
     assert "Write-up" in text
 
 
-def test_papers_index_is_compact_json(built: Path) -> None:
-    index = json.loads((built / "assets/papers-index.json").read_text())
-    assert index["fields"] == [
-        "id",
-        "title",
-        "authors",
-        "bucket",
-        "area",
-        "spotlight",
-        "claims",
-        "logbooks",
-        "text",
-    ]
-    rows = {r[0]: r for r in index["papers"]}
+def test_papers_list_is_sliced_compact_json(built: Path) -> None:
+    from reproaudit.site.lists import FIELDS
+
+    assert not (built / "assets/papers-index.json").exists()  # no file of every paper
+    index = json.loads((built / "assets/papers/1.json").read_text())
+    assert index["fields"] == list(FIELDS) and index["first"] == 0
+    rows = {r[0]: r for r in index["rows"]}
     assert len(rows) == 7
-    assert rows["Hq3VbX0tLs"][3] == "contested"
-    assert rows["Ue9sJ4kD7g"][3] == "untested"
-    assert rows["Hq3VbX0tLs"][2]  # the authors, searchable
+    assert rows["Hq3VbX0tLs"][FIELDS.index("bucket")] == "contested"
+    assert rows["Ue9sJ4kD7g"][FIELDS.index("bucket")] == "untested"
+    assert rows["Ue9sJ4kD7g"][FIELDS.index("rerun")] == "none"
+    assert rows["Hq3VbX0tLs"][FIELDS.index("authors")]  # the authors, searchable
+    page = (built / "papers/index.html").read_text()
+    assert 'data-slices="1"' in page and "<noscript><style>#ra-papers-form" in page
 
 
 def test_feed_and_downloads(built: Path) -> None:
@@ -354,9 +350,10 @@ def test_static_lists_are_paginated_by_title_outcome_and_area(tmp_path: Path) ->
     finally:
         render.PAGE_SIZE = old
     first = text_of(out / "browse/a-z/index.html")
-    assert "Showing 1–3 of 7." in first
+    assert "Showing 1–3 of 7 (page 1 of 3)." in first
     third = text_of(out / "browse/a-z/3/index.html")
-    assert "All papers, A to Z (page 3 of 3)" in third and "Showing 7–7 of 7." in third
+    assert "All papers, A to Z (page 3 of 3)" in third
+    assert "Showing 7–7 of 7 (page 3 of 3)." in third
     assert (out / "browse/outcome/contested/index.html").is_file()
     assert (out / "browse/area/theory/index.html").is_file()
     # the leaderboard pages too: page 2 exists, and is in the sitemap with an absolute URL

@@ -21,6 +21,7 @@ from ..models import Claim, Review, Target, VerdictFile
 from ..problems import human_size
 from .cite import cite_logbook, cite_paper
 from .data import Key, SiteData
+from .lists import facets as list_facets
 from .pages import (
     Cell,
     ClaimResult,
@@ -35,7 +36,15 @@ from .pages import (
     PaperPage,
     RunView,
 )
-from .words import OUTCOMES, STATES, Shown, claim_state, fold_state, paper_state
+from .words import (
+    OUTCOMES,
+    STATES,
+    Shown,
+    claim_state,
+    fold_state,
+    outcome_label,
+    paper_state,
+)
 
 FEED_SIZE = 50
 NEWEST = 15
@@ -564,44 +573,6 @@ def _entry(data: SiteData, key: Key, verdict: VerdictFile) -> dict[str, Any]:
     }
 
 
-def papers_index(data: SiteData) -> dict[str, Any]:
-    """The compact search index: one short array per paper, field names once."""
-    logbook_count = Counter(k[0] for k in data.logbooks)
-    rows = []
-    for paper_id in sorted(data.papers):
-        paper = data.papers[paper_id]
-        meta = paper.paper
-        claims = " | ".join(c.statement[:160] for c in paper.claims)
-        rows.append(
-            [
-                paper_id,
-                meta.title,
-                ", ".join(a.name for a in meta.authors),
-                data.bucket_of.get(paper_id, "untested"),
-                meta.tags.area or "",
-                1 if meta.tags.spotlight else 0,
-                len(paper.claims),
-                logbook_count.get(paper_id, 0),
-                claims,
-            ]
-        )
-    return {
-        "fields": [
-            "id",
-            "title",
-            "authors",
-            "bucket",
-            "area",
-            "spotlight",
-            "claims",
-            "logbooks",
-            "text",
-        ],
-        "buckets": {k: v[0] for k, v in OUTCOMES.items()},
-        "papers": rows,
-    }
-
-
 SCORE = {"verified": 2, "falsified_confirmed": 3, "toy": 1}
 SCORE_TEXT = (
     "Score = 2 points per claim verified + 3 per falsification a maintainer confirmed "
@@ -712,19 +683,27 @@ def _logbook_rows(data: SiteData, keys: list[Key]) -> list[dict[str, Any]]:
 
 
 def paper_rows(data: SiteData) -> list[dict[str, Any]]:
-    """One row per paper, sorted by title (A-Z), for the static lists."""
+    """One row per paper, sorted by title (A-Z), for the static lists and the list's slices
+    (``lists.py``: track, re-run states, date of the newest verdict)."""
+    if "paper_rows" in data.memo:
+        return data.memo["paper_rows"]
     logbooks = Counter(k[0] for k in data.logbooks)
     rows = []
     for paper_id, paper in data.papers.items():
         meta = paper.paper
+        bucket = data.bucket_of.get(paper_id, "untested")
         rows.append(
             {
                 "id": paper_id,
                 "title": meta.title,
                 "url": paper_url(paper_id),
-                "bucket": data.bucket_of.get(paper_id, "untested"),
+                "bucket": bucket,
+                "bucket_label": outcome_label(bucket),
                 "outcome": outcome_text(data, paper_id),
                 "shown": paper_shown(data, paper_id),
+                "under_review": bucket in ("falsified", "mixed", "contested")
+                and has_unconfirmed_falsification(data, paper_id),
+                **list_facets(data, paper_id),
                 "area": meta.tags.area or "",
                 "authors": ", ".join(a.name for a in meta.authors[:4])
                 + (" et al." if len(meta.authors) > 4 else ""),
@@ -734,6 +713,7 @@ def paper_rows(data: SiteData) -> list[dict[str, Any]]:
             }
         )
     rows.sort(key=lambda r: (r["title"].casefold(), r["id"]))
+    data.memo["paper_rows"] = rows
     return rows
 
 

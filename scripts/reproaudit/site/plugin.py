@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+from markupsafe import Markup
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
@@ -107,6 +108,8 @@ class ReproauditPlugin(BasePlugin):
             page.meta["ra_feed_title"] = generated.feed_title
         if generated.wide:
             page.meta["hide"] = ["navigation", "toc"]
+        if generated.head:  # escaped by its maker
+            page.meta["ra_head"] = Markup(generated.head)
         page.meta["search"] = {"exclude": True}  # pagefind indexes the site, not lunr
         return ""
 

@@ -28,6 +28,7 @@ from ..export import BASENAME, COLUMNS, DATA_LICENSE, FORMATS, encode, export_fr
 from ..problems import human_size
 from . import context as ctx
 from . import ids, search_text, words
+from . import lists as lists_
 from .charts import BUCKET_COLOURS, CHART_SIZE, buckets_chart, verdicts_over_time_chart
 from .chips import Chips
 from .cite import cite_paper, head_html
@@ -206,6 +207,7 @@ def _paged(
             "number": number_,
             "count": len(chunks),
             "pages": [ctx.page_of(base, i) for i in range(1, len(chunks) + 1)],
+            "window": lists_.pager_window(number_, len(chunks)),
             "first": (number_ - 1) * PAGE_SIZE + 1,
             "last": (number_ - 1) * PAGE_SIZE + len(chunk),
             "total": len(rows),
@@ -240,18 +242,28 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
                 "papers.html",
                 "papers/index.md",
                 data,
-                count=len(data.papers),
+                count=len(lists[0]["rows"]),
                 buckets={k: v[0] for k, v in words.OUTCOMES.items()},
-                areas=sorted(
-                    {p.paper.tags.area for p in data.papers.values() if p.paper.tags.area}
-                ),
+                areas=sorted({r["area"] for r in lists[0]["rows"] if r["area"]}),
                 lists=lists,
-                first=lists[0]["rows"][:PAGE_SIZE],
-                more=len(lists[0]["rows"]) > PAGE_SIZE,
+                first=lists[0]["rows"][: min(lists_.FIRST_ROWS, PAGE_SIZE)],
+                # the static page of the list A to Z where the rows not shown start
+                rest=ctx.page_of("browse/a-z/", min(lists_.FIRST_ROWS, PAGE_SIZE) // PAGE_SIZE + 1),
+                slices=lists_.slice_count(len(lists[0]["rows"])),
+                slice_dir=lists_.SLICE_DIR + "/",
+                slice_size=lists_.SLICE_SIZE,
+                page_size=PAGE_SIZE,
+                fields=" ".join(lists_.FIELDS),
+                tracks=lists_.TRACKS,
+                reruns=lists_.RERUN,
             ),
-            description=f"All {number(len(data.papers))} papers: filter by outcome and area, "
-            "sort, search; static lists work without JavaScript.",
+            description=f"All {number(len(lists[0]['rows']))} papers: filter by outcome, "
+            "track, re-run and review, sort by title or date; static lists work without "
+            "JavaScript.",
             wide=True,
+            # without JavaScript the filters cannot work: hidden from the first paint, and
+            # with it they are there from the first paint (no jump when the script runs)
+            head="<noscript><style>#ra-papers-form{display:none}</style></noscript>",
         ),
         Page(
             "search.md",
@@ -442,10 +454,8 @@ def files(data: SiteData, site_name: str, only: set[str] | None = None) -> dict[
         f"ids/{name}.json": json.dumps(table, ensure_ascii=False, separators=(",", ":")).encode()
         for name, table in ids.shards(id_entries(data)).items()
     }
+    out |= lists_.slices(ctx.browse_lists(data)[0]["rows"])  # the papers list, A to Z
     out |= {
-        "assets/papers-index.json": json.dumps(
-            ctx.papers_index(data), ensure_ascii=False, separators=(",", ":")
-        ).encode("utf-8"),
         "assets/charts/buckets.svg": buckets_chart(data),
         "assets/charts/verdicts-over-time.svg": verdicts_over_time_chart(data),
         "feed.xml": atom_feed(data, site_name),
