@@ -31,7 +31,7 @@ from . import problems as P
 from .judge.inputs import MAX_OUTPUTS_BYTES
 from .models import RunRecord, VerdictFile
 from .problems import Problem
-from .repo import Corpus
+from .repo import Corpus, as_corpus
 from .validate import validate_repo
 
 RERUN_FILES = ("run.json", "outputs.json")
@@ -93,12 +93,16 @@ def _summary_kind(code: str) -> str:
     return "differs" if code == P.VERDICT_DIFFERS else "left_out"
 
 
-def check_corpus(root: Path) -> CorpusCheck:
+def check_corpus(source: Path | Corpus) -> CorpusCheck:
     """Every error ``validate`` reports, then what verdicts and re-run records show when
-    read with their inputs (see the module docstring)."""
-    root = Path(root)
-    problems = [p for p in validate_repo(root).problems if p.is_error]
-    corpus = Corpus(root)
+    read with their inputs (see the module docstring).
+
+    ``source``: the command's ``Corpus`` (``stats``, ``build`` and ``export`` then read
+    nothing again), or a repository's folder, loaded here once.
+    """
+    corpus = as_corpus(source)
+    root = corpus.root
+    problems = [p for p in validate_repo(root, corpus=corpus).problems if p.is_error]
     problems += duplicate_verdict_entries(corpus)
     problems += rerun_problems(root, corpus)
     flagged = {p.path for p in problems}
@@ -182,7 +186,7 @@ def rerun_problems(root: Path, corpus: Corpus) -> list[Problem]:
             if name == "run.json" and not isinstance(data, dict):
                 out.append(Problem(P.INVALID_VALUE, rel, None, None, "not a JSON object"))
             elif name == "run.json":
-                out.extend(_run_record_problems(rel, path.read_text("utf-8", "replace"), data))
+                out.extend(_run_record_problems(rel, blob.text(), data))
     return out
 
 

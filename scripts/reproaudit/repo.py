@@ -242,6 +242,23 @@ class Corpus:
                 yield path, model
 
 
+def as_corpus(source: Path | Corpus) -> Corpus:
+    """A command's ``Corpus`` as it is, or a repository's folder loaded (for thin wrappers)."""
+    return source if isinstance(source, Corpus) else Corpus(Path(source))
+
+
+def corpus_of(root: Path, corpus: Corpus | None) -> Corpus:
+    """The caller's corpus of ``root`` (one per command), or a new one when it has none.
+
+    A corpus of another folder is a programming error, never silently read again.
+    """
+    if corpus is None:
+        return Corpus(root)
+    if corpus.root.resolve() != Path(root).resolve():
+        raise ValueError(f"a corpus of {corpus.root} was given for {root}")
+    return corpus
+
+
 @contextmanager
 def paused_gc() -> Iterator[None]:
     """Pause the cyclic garbage collector while loading thousands of files.

@@ -26,7 +26,7 @@ from .layout import DataPath
 from .models import Logbook, PaperFile, ReviewsFile, VerdictFile
 from .pathrule import disk_problems
 from .problems import Problem
-from .repo import Corpus, paused_gc
+from .repo import Corpus, corpus_of, paused_gc
 from .reproduce.confine import clean_logbook_path, inside
 
 MAX_WRITEUP_BYTES = 256 * 1024
@@ -52,14 +52,17 @@ def validate_repo(
     paths: Iterable[str | Path] = (),
     changed_from: str | None = None,
     here: Path | None = None,
+    *,
+    corpus: Corpus | None = None,
 ) -> Report:
     """Validate the repository at ``root``: everything, some paths, or a change.
 
     ``here``: the folder relative ``paths`` were typed in (the CLI's working folder);
-    None reads them against ``root`` only.
+    None reads them against ``root`` only. ``corpus``: the command's one ``Corpus`` of
+    ``root``, so that what validation reads is not read again by the next stage.
     """
     root = Path(root).resolve()
-    corpus = Corpus(root)
+    corpus = corpus_of(root, corpus)
     report = Report()
     paths = list(paths)
     if not paths and changed_from is None:

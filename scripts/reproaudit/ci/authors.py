@@ -36,9 +36,8 @@ class Challenge:
     how: str  # "falsifies" | "argues against"
 
 
-def challenges(repo: Path, books: list[tuple[str, str]]) -> list[Challenge]:
+def challenges(corpus: Corpus, books: list[tuple[str, str]]) -> list[Challenge]:
     """The claims the PR's logbooks falsify (verdict) or argue against (falsification)."""
-    corpus = Corpus(repo)
     found: list[Challenge] = []
     for paper_id, logbook_id in books:
         verdict = corpus.verdict(paper_id, logbook_id)
@@ -117,10 +116,10 @@ def mention_authors(
     Returns the handles mentioned now (none when nothing is challenged or everyone
     was told before). The sticky comment's ``authors`` status keeps the list.
     """
-    found = challenges(repo, books)
+    corpus = Corpus(repo)
+    found = challenges(corpus, books)
     if not found:
         return []
-    corpus = Corpus(repo)
     papers = {c.paper for c in found}
     handles: list[str] = []
     for paper_id in sorted(papers):

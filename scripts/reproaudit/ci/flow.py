@@ -17,7 +17,7 @@ from typing import Any
 from .. import layout
 from ..errors import ArtifactError, ReproauditError
 from ..fsutil import atomic_write
-from ..judge.run import judge_repo
+from ..judge.run import JudgeSummary, judge_corpus
 from ..repo import Corpus
 from . import sticky
 from .github import GitHub
@@ -118,18 +118,26 @@ def judge_pr(
     *,
     reruns: Path | None = None,
 ) -> str:
-    """Judge the PR's logbooks with ``judge`` and render the verdicts as a Markdown comment."""
+    """Judge the PR's logbooks with ``judge`` and render the verdicts as a Markdown comment.
+
+    Judged in memory from one ``Corpus`` of ``repo_dir`` (the fetched view): the
+    verdicts go into the comment, never into files read back.
+    """
     mode = judge.mode
     lines = [f"## reproaudit verdicts ({mode} judge)", ""]
+    corpus = Corpus(repo_dir)
     for paper_id, logbook_id in books:
-        summary = judge_repo(repo_dir, judge, reruns=reruns, paper=paper_id, logbook=logbook_id)
+        summary = JudgeSummary()
+        docs = list(
+            judge_corpus(corpus, judge, summary, reruns=reruns, paper=paper_id, logbook=logbook_id)
+        )
         if summary.problems:
             lines.append(
                 f"- {code(paper_id + '/' + logbook_id)}: not judged, "
                 f"{plain(summary.problems[0].message)}"
             )
             continue
-        verdict = Corpus(repo_dir).verdict(paper_id, logbook_id)
+        verdict = docs[0].model() if docs else corpus.verdict(paper_id, logbook_id)
         if verdict is None:
             continue
         rerun = f"re-run {verdict.rerun.status}" if verdict.rerun else "no re-run"
