@@ -20,13 +20,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 from . import layout
 from .beneath import read_capped
 from .layout import DataPath
+from .listing import Listing
 from .loader import Document, decode_text, parse_document, read_bytes, to_model
 from .models import Logbook, PaperFile, ReviewsFile, VerdictFile
 from .problems import Problem, ReproauditError
@@ -104,7 +105,8 @@ class Corpus:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
-        self.files, self.stray = layout.scan(self.root)
+        self.listing = Listing()  # each folder listed once, for every walk of the run
+        self.files, self.stray = layout.scan(self.root, self.listing)
         self.by_rel: dict[str, DataPath] = {f.rel: f for f in self.files}
         self.paper_rels: dict[str, list[str]] = defaultdict(list)
         self.logbook_keys: dict[str, list[str]] = defaultdict(list)
@@ -116,6 +118,8 @@ class Corpus:
         self._cache: dict[str, Loaded] = {}
         self._blobs: dict[Path, Blob | None] = {}
         self.refused: dict[Path, list[Problem]] = {}  # files not read: links, FIFOs...
+        # a logbook's current input hashes (the judge's ``current_inputs``), hashed once
+        self.inputs: dict[tuple[str, str], Any] = {}
 
     def restrict(self, papers: set[str]) -> Corpus:
         """Only the files of these papers (for one-paper previews); loads nothing."""
