@@ -186,3 +186,17 @@ def test_ci_validate_pr_reads_each_file_once(
     )  # fmt: skip
     assert seen.twice() == {"files": {}, "folders": {}}
     assert BOOK in seen.files
+
+
+def test_judge_pr_judges_in_memory_and_writes_nothing(tmp_path: Path) -> None:
+    """``ci judge-pr``'s comment comes from verdicts judged in memory: no file in its view."""
+    from reproaudit.ci.flow import judge_pr
+    from reproaudit.judge.cases import RulesJudge
+
+    view = tmp_path / "pr"
+    shutil.copytree(SITE, view, ignore=shutil.ignore_patterns("verdicts", "reruns"))
+    before = sorted(p.relative_to(view) for p in view.rglob("*"))
+    body = judge_pr(view, [("Kp4rT9vQ2x", "carol-paging-1")], RulesJudge())
+    assert "### `` Kp4rT9vQ2x/carol-paging-1 `` (no re-run)" in body
+    assert "| C1 | inconclusive | growth_detected, not_rerun | typed numbers would falsify" in body
+    assert sorted(p.relative_to(view) for p in view.rglob("*")) == before  # nothing written
