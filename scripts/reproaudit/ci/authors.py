@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..repo import Corpus
+from ..repo import Corpus, corpus_of
 from . import sticky
 from .text import code, plain
 
@@ -110,13 +110,15 @@ def mention_authors(
     books: list[tuple[str, str]],
     *,
     guide: str = GUIDE_IN_REPO,
+    corpus: Corpus | None = None,
 ) -> list[str]:
     """Mention, in a new comment, the listed authors not yet mentioned on this PR.
 
     Returns the handles mentioned now (none when nothing is challenged or everyone
     was told before). The sticky comment's ``authors`` status keeps the list.
+    ``corpus``: the command's ``Corpus`` of the checkout ``repo``, when it has one.
     """
-    corpus = Corpus(repo)
+    corpus = corpus_of(repo, corpus)
     found = challenges(corpus, books)
     if not found:
         return []

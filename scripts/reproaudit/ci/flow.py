@@ -59,19 +59,21 @@ def fetch_pr_logbooks(
     into: Path,
     *,
     with_code: bool = False,
+    corpus: Corpus | None = None,
 ) -> list[str]:
     """Write the logbooks the PR touches (at ``sha``) into the new folder ``into``; their paths.
 
     From git objects of ``repo_dir`` (``ci.prfiles``): logbook YAML and write-ups,
     and with ``with_code`` every file of their code folders. A pull request that
     breaks the path rule is refused whole; nothing is written into ``repo_dir``.
-    Their paper files are copied from ``repo_dir`` beside them (the base's claims).
+    Their paper files are copied from ``repo_dir`` beside them (the base's claims);
+    ``corpus`` is the command's ``Corpus`` of ``repo_dir``, when it has one.
     """
     from .prfiles import copy_papers, fetch_pr_files
 
     base = str(github.pull(repo, pr)["base"]["sha"])
     written = fetch_pr_files(Path(repo_dir), base, sha, Path(into), with_code=with_code)
-    copy_papers(Path(repo_dir), Path(into), {key[0] for key in pr_logbooks(written)})
+    copy_papers(Path(repo_dir), Path(into), {key[0] for key in pr_logbooks(written)}, corpus)
     return written
 
 
