@@ -165,6 +165,12 @@ class Corpus:
         self._cache[path.rel] = loaded
         return loaded
 
+    def forget_lines(self) -> None:
+        """Drop the parsed documents kept for line numbers (models and bytes stay): after
+        a check, the rest of a command needs no line, and a conference's fill memory."""
+        for loaded in self._cache.values():
+            loaded.doc = None
+
     def blob(self, path: Path, limit: int | None = None) -> Blob | None:
         """A non-data file (write-up, re-run record), read once and cached by path."""
         path = Path(path)

@@ -86,6 +86,7 @@ def corpus_gate(repo: Path, strict: bool) -> Corpus:
 
     corpus = Corpus(Path(repo).resolve())
     check = check_corpus(corpus)
+    corpus.forget_lines()  # the command reads models from here on, never lines
     if check.ok:
         return corpus
     if strict:
