@@ -8,7 +8,8 @@ command run as its own process on a generated corpus (``benchmarks/corpus.py``,
 7,012 files by default), the process's CPU time (user + system), its wall time
 and its peak memory, and the fitness check alone.
 
-    python benchmarks/read_once.py [--corpus DIR] [--papers N] [--logbooks N] [--build]
+    python benchmarks/read_once.py [--corpus DIR] [--papers N] [--logbooks N]
+                                   [--command fitness|stats|build ...]
 
 To compare with another checkout, put its ``scripts/`` first on ``PYTHONPATH``.
 """
@@ -49,7 +50,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--papers", type=int, default=2352)
     parser.add_argument("--logbooks", type=int, default=2330)
     parser.add_argument("--repeat", type=int, default=3, help="runs per command; the best counts")
-    parser.add_argument("--build", action="store_true", help="also time `build` (mkdocs: slow)")
+    parser.add_argument(
+        "--command",
+        dest="commands",
+        action="append",
+        choices=["fitness", "stats", "build"],
+        help="what to time; repeatable [default: fitness and stats; build runs mkdocs: slow]",
+    )
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="reproaudit-read-once-") as tmp:
@@ -63,15 +70,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"corpus: {counts['files']:,} files ({counts['papers']:,} papers, "
                   f"{counts['logbooks']:,} logbooks, {counts['verdicts']:,} verdicts)")  # fmt: skip
         py = sys.executable
-        runs = {
-            "fitness check alone": [py, "-c", FITNESS, str(root)],
-            "stats (fitness check + table)": [py, "-m", "reproaudit", "stats", "--repo", str(root)],
+        out = str(Path(tmp) / "site")
+        every = {
+            "fitness": ("fitness check alone", [py, "-c", FITNESS, str(root)]),
+            "stats": (
+                "stats (fitness check + table)",
+                [py, "-m", "reproaudit", "stats", "--repo", str(root)],
+            ),
+            "build": (
+                "build (fitness check + site)",
+                [py, "-m", "reproaudit", "build", "--out", out, "--repo", str(root)],
+            ),
         }
-        if args.build:
-            out = str(Path(tmp) / "site")
-            runs["build (fitness check + site)"] = [
-                py, "-m", "reproaudit", "build", "--out", out, "--repo", str(root),
-            ]  # fmt: skip
+        runs = dict(every[name] for name in args.commands or ["fitness", "stats"])
         print(f"{'command':<32} {'CPU s':>7} {'wall s':>7} {'peak MB':>8}")
         for label, command in runs.items():
             best = min(measure(command) for _ in range(args.repeat))
