@@ -103,15 +103,15 @@ def check_logbook(
     ``live(label, timeout_s)``: a context shown while the local re-run runs (a live line).
     """
     repo = Path(repo).resolve()
-    rel, paper_id, logbook_id = resolve_logbook(repo, logbook, here)
-    report = validate_repo(repo, [rel])
+    corpus = Corpus(repo)  # the one read of the repository for every step below
+    rel, paper_id, logbook_id = resolve_logbook(repo, logbook, here, corpus=corpus)
+    report = validate_repo(repo, [rel], corpus=corpus)
     problems = list(report.problems)
     verdicts = []
     record = None
     runnable = False
     book = None
     if report.ok:
-        corpus = Corpus(repo)
         book = corpus.logbook(paper_id, logbook_id)
         runnable = book is not None and book.code is not None and book.reproduce is not None
         wanted = (
@@ -164,7 +164,7 @@ def check_logbook(
             record.status, record.exit_code, record.duration_s, record.log_tail, record.sandbox
         )
     plans = [plan_for(paper_id, logbook_id, book)] if report.ok and book is not None else []
-    paper = Corpus(repo).paper(paper_id) if book is not None else None
+    paper = corpus.paper(paper_id) if book is not None else None
     empty = len(empty_claims(paper, book)) if paper is not None and book is not None else None
     return CheckResult(
         build_report(

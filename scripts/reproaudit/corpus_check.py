@@ -28,7 +28,7 @@ from . import layout
 from . import problems as P
 from .models import VerdictFile
 from .problems import Problem
-from .repo import Corpus
+from .repo import Corpus, as_corpus
 from .rerun_files import LIMITS, read_outputs_at, read_run_json
 from .validate import validate_repo
 
@@ -89,12 +89,16 @@ def _summary_kind(code: str) -> str:
     return "differs" if code == P.VERDICT_DIFFERS else "left_out"
 
 
-def check_corpus(root: Path) -> CorpusCheck:
+def check_corpus(source: Path | Corpus) -> CorpusCheck:
     """Every error ``validate`` reports, then what verdicts and re-run records show when
-    read with their inputs (see the module docstring)."""
-    root = Path(root)
-    problems = [p for p in validate_repo(root).problems if p.is_error]
-    corpus = Corpus(root)
+    read with their inputs (see the module docstring).
+
+    ``source``: the command's ``Corpus`` (``stats``, ``build`` and ``export`` then read
+    nothing again), or a repository's folder, loaded here once.
+    """
+    corpus = as_corpus(source)
+    root = corpus.root
+    problems = [p for p in validate_repo(root, corpus=corpus).problems if p.is_error]
     problems += duplicate_verdict_entries(corpus)
     problems += rerun_problems(root, corpus)
     flagged = {p.path for p in problems}

@@ -16,7 +16,7 @@ from .fold import fold_all
 from .fsutil import TEMP_SUFFIX, atomic_write
 from .models import PaperFile
 from .records import load_tables
-from .repo import Corpus
+from .repo import Corpus, as_corpus
 from .scratch import sweep
 
 COLUMNS = [
@@ -108,9 +108,9 @@ def export_frame(
     )
 
 
-def corpus_frame(root: Path) -> pd.DataFrame:
-    """The export table of the repository at ``root``."""
-    corpus = Corpus(root)
+def corpus_frame(source: Path | Corpus) -> pd.DataFrame:
+    """The export table of a repository (its ``Corpus``, or its folder, loaded once)."""
+    corpus = as_corpus(source)
     tables = load_tables(corpus)
     applied, claim_folds, paper_folds = fold_all(tables.verdicts, tables.reviews)
     papers = {p.paper.id: p for _, p in corpus.papers()}
@@ -141,9 +141,11 @@ def write_export(frame: pd.DataFrame, out: Path, formats: tuple[str, ...] = FORM
     return written
 
 
-def headline_stats(root: Path) -> dict:
-    """The headline table of ``reproaudit stats`` (papers per bucket, claims per fold)."""
+def headline_stats(source: Path | Corpus) -> dict:
+    """The headline table of ``reproaudit stats`` (papers per bucket, claims per fold),
+    from the command's ``Corpus`` or a repository's folder (loaded once)."""
     from .fold import fold, stats
 
-    tables = load_tables(Corpus(root))
+    corpus = as_corpus(source)
+    tables = load_tables(corpus)
     return stats(*fold(tables.verdicts, tables.reviews))

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from .listing import Listing
+
 FileKind = Literal["paper", "logbook", "verdict", "reviews"]
 DATA_DIRS = ("claims", "logbooks", "verdicts")
 REVIEWS_NAME = "reviews.yaml"
@@ -76,24 +78,26 @@ def misplaced(rel: str) -> str | None:
     }[parts[0]]
 
 
-def scan(root: Path) -> tuple[list[DataPath], list[str]]:
+def scan(root: Path, listing: Listing | None = None) -> tuple[list[DataPath], list[str]]:
     """All data files under ``root`` and the YAML files that are misplaced there.
 
     Uses ``os.scandir`` two levels deep rather than a recursive glob: a
     conference has ~20,000 data files and logbook code folders can be large.
+    ``listing``: the run's one listing of each folder (``Corpus.listing``).
     """
+    listing = listing or Listing()
     found: list[DataPath] = []
     stray: list[str] = []
     for top in DATA_DIRS:
         base = root / top
         if not base.is_dir():
             continue
-        for first in _entries(base):
+        for first in _entries(listing, base):
             if not first.is_dir(follow_symlinks=False):
                 if first.name.endswith((".yaml", ".yml")):
                     stray.append(f"{top}/{first.name}")
                 continue
-            for second in _entries(Path(first.path)):
+            for second in _entries(listing, Path(first.path)):
                 rel = f"{top}/{first.name}/{second.name}"
                 if second.is_dir(follow_symlinks=False):
                     if top != "logbooks":
@@ -109,10 +113,9 @@ def scan(root: Path) -> tuple[list[DataPath], list[str]]:
     return found, stray
 
 
-def _entries(path: Path) -> list[os.DirEntry[str]]:
+def _entries(listing: Listing, path: Path) -> list[os.DirEntry[str]]:
     try:
-        with os.scandir(path) as it:
-            return sorted((e for e in it if not e.name.startswith(".")), key=lambda e: e.name)
+        return [e for e in listing.entries(path) if not e.name.startswith(".")]
     except OSError:
         return []
 

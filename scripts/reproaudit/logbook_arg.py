@@ -12,16 +12,17 @@ from . import layout
 from . import problems as P
 from .errors import InputError
 from .problems import Problem, did_you_mean
-from .repo import Corpus
+from .repo import Corpus, corpus_of
 
 
 def resolve_logbook(
-    repo: Path, logbook: Path | str, here: Path | None = None
+    repo: Path, logbook: Path | str, here: Path | None = None, *, corpus: Corpus | None = None
 ) -> tuple[str, str, str]:
     """(repository-relative path, paper id, logbook id), or a one-line error saying why not.
 
     ``here`` is the folder a relative path was typed in (the CLI's working folder); None
-    reads relative paths against the repository only.
+    reads relative paths against the repository only. ``corpus``: the command's one
+    ``Corpus`` of ``repo`` (its layout scan names the papers and logbooks).
     """
     repo = Path(repo).resolve()
     path = Path(logbook)
@@ -54,7 +55,7 @@ def resolve_logbook(
             )
         )
     paper_id, logbook_id = data.key
-    corpus = Corpus(repo)
+    corpus = corpus_of(repo, corpus)
     if paper_id not in corpus.paper_rels:
         guess = did_you_mean(paper_id, corpus.paper_rels)
         hint = (

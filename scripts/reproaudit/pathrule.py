@@ -21,6 +21,7 @@ from typing import Protocol
 from . import layout
 from . import problems as P
 from .beneath import kind_name
+from .listing import Listing
 from .problems import Problem
 
 REGULAR_MODES = ("100644", "100755")
@@ -92,17 +93,20 @@ def tree_problems(changes: Iterable[HasMode]) -> list[Problem]:
     return out
 
 
-def disk_problems(root: Path, rels: Iterable[str] | None = None) -> list[Problem]:
+def disk_problems(
+    root: Path, rels: Iterable[str] | None = None, listing: Listing | None = None
+) -> list[Problem]:
     """The rule on a working copy: ``rels`` (changed paths), or everything under ``logbooks/``.
 
     Each path and every folder above it is ``lstat``-ed: a link or special file,
     a dot-file or a file out of place is reported; nothing is followed or opened.
+    ``listing``: the run's one listing of each folder (``Corpus.listing``).
     """
     root = Path(root)
     out: list[Problem] = []
     if rels is None:
         # enters real folders only: nothing above is a link
-        found = _walk(root, layout.LOGBOOKS_DIR)
+        found = _walk(root, layout.LOGBOOKS_DIR, listing or Listing())
     else:
         found = [(rel, _lstat_kind(root, rel)) for rel in sorted(set(rels))]
     reported: set[str] = set()
@@ -162,15 +166,14 @@ def _link_above(root: Path, rel: str) -> str | None:
     return None
 
 
-def _walk(root: Path, top: str) -> list[tuple[str, str | None]]:
+def _walk(root: Path, top: str, listing: Listing) -> list[tuple[str, str | None]]:
     """Every entry under ``root/top`` with its kind; links and dot-folders are not entered."""
     out: list[tuple[str, str | None]] = []
     stack = [top]
     while stack:
         rel = stack.pop()
         try:
-            with os.scandir(root / rel) as it:
-                entries = sorted(it, key=lambda e: e.name)
+            entries = listing.entries(root / rel)
         except OSError:
             continue
         for entry in entries:

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -28,6 +28,7 @@ from . import layout
 from .beneath import read_capped
 from .errors import InputError
 from .layout import DataPath
+from .listing import Listing
 from .loader import Document, decode_text, parse_document, read_bytes, to_model
 from .models import Logbook, PaperFile, ReviewsFile, VerdictFile
 from .problems import Problem
@@ -105,7 +106,8 @@ class Corpus:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
-        self.files, self.stray = layout.scan(self.root)
+        self.listing = Listing()  # each folder listed once, for every walk of the run
+        self.files, self.stray = layout.scan(self.root, self.listing)
         self.by_rel: dict[str, DataPath] = {f.rel: f for f in self.files}
         self.paper_rels: dict[str, list[str]] = defaultdict(list)
         self.logbook_keys: dict[str, list[str]] = defaultdict(list)
@@ -117,6 +119,8 @@ class Corpus:
         self._cache: dict[str, Loaded] = {}
         self._blobs: dict[Path, Blob | None] = {}
         self.refused: dict[Path, list[Problem]] = {}  # files not read: links, FIFOs...
+        # a logbook's current input hashes (the judge's ``current_inputs``), hashed once
+        self.inputs: dict[tuple[str, str], Any] = {}
 
     def restrict(self, papers: set[str]) -> Corpus:
         """Only the files of these papers (for one-paper previews); loads nothing."""
@@ -161,6 +165,12 @@ class Corpus:
             loaded = Loaded(path, None, exc.problems, None, raw)
         self._cache[path.rel] = loaded
         return loaded
+
+    def forget_lines(self) -> None:
+        """Drop the parsed documents kept for line numbers (models and bytes stay): after
+        a check, the rest of a command needs no line, and a conference's fill memory."""
+        for loaded in self._cache.values():
+            loaded.doc = None
 
     def blob(self, path: Path, limit: int | None = None) -> Blob | None:
         """A non-data file (write-up, re-run record), read once and cached by path."""
@@ -241,6 +251,23 @@ class Corpus:
             model = self.load(path).model
             if model is not None:
                 yield path, model
+
+
+def as_corpus(source: Path | Corpus) -> Corpus:
+    """A command's ``Corpus`` as it is, or a repository's folder loaded (for thin wrappers)."""
+    return source if isinstance(source, Corpus) else Corpus(Path(source))
+
+
+def corpus_of(root: Path, corpus: Corpus | None) -> Corpus:
+    """The caller's corpus of ``root`` (one per command), or a new one when it has none.
+
+    A corpus of another folder is a programming error, never silently read again.
+    """
+    if corpus is None:
+        return Corpus(root)
+    if corpus.root.resolve() != Path(root).resolve():
+        raise ValueError(f"a corpus of {corpus.root} was given for {root}")
+    return corpus
 
 
 @contextmanager

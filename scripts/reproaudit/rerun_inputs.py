@@ -28,6 +28,7 @@ from pathlib import Path
 from . import layout
 from .errors import GitError
 from .gitrun import cat_file_batch, run_git
+from .listing import Listing
 from .models import Logbook
 
 CHUNK = 1 << 20
@@ -66,12 +67,14 @@ def tree_lines_sha256(entries: Iterable[tuple[str, bool, str]]) -> str:
     return digest.hexdigest()
 
 
-def folder_tree_sha256(folder: Path) -> str:
+def folder_tree_sha256(folder: Path, listing: Listing | None = None) -> str:
     """The code tree's hash of a folder on this machine; ``TreeRefused`` on a link or device.
 
     Nothing is followed: the folder itself and every entry are checked with
     ``lstat``, and each file is opened with ``O_NOFOLLOW`` and checked again.
+    ``listing``: the run's one listing of each folder (``Corpus.listing``).
     """
+    listing = listing or Listing()
     top = os.lstat(folder) if os.path.lexists(folder) else None
     if top is None or not stat.S_ISDIR(top.st_mode):
         raise TreeRefused(f"{folder} is not a folder")
@@ -79,17 +82,16 @@ def folder_tree_sha256(folder: Path) -> str:
     pending = [(Path(folder), "")]
     while pending:
         here, prefix = pending.pop()
-        with os.scandir(here) as listing:
-            for entry in listing:
-                rel = prefix + entry.name
-                info = entry.stat(follow_symlinks=False)
-                if stat.S_ISDIR(info.st_mode):
-                    pending.append((Path(entry.path), rel + "/"))
-                elif stat.S_ISREG(info.st_mode):
-                    entries.append((rel, bool(info.st_mode & 0o100), _file_sha256(entry.path)))
-                else:
-                    kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a regular file"
-                    raise TreeRefused(f"{rel} in the code folder is {kind}")
+        for entry in listing.entries(here):
+            rel = prefix + entry.name
+            info = entry.stat(follow_symlinks=False)
+            if stat.S_ISDIR(info.st_mode):
+                pending.append((Path(entry.path), rel + "/"))
+            elif stat.S_ISREG(info.st_mode):
+                entries.append((rel, bool(info.st_mode & 0o100), _file_sha256(entry.path)))
+            else:
+                kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a regular file"
+                raise TreeRefused(f"{rel} in the code folder is {kind}")
     return tree_lines_sha256(entries)
 
 
@@ -135,13 +137,16 @@ def inputs_in_folder(
     book: Logbook,
     logbook_bytes: bytes | None,
     writeup_bytes: bytes | None,
+    listing: Listing | None = None,
 ) -> InputHashes:
-    """The current hashes of a logbook in a working tree (the judge, ``reproduce``)."""
+    """The current hashes of a logbook in a working tree (the judge, ``reproduce``).
+
+    ``listing``: the run's one listing of each folder (``Corpus.listing``)."""
     root = Path(root)
 
     def folder_code(rel: str) -> str:
         _no_link_above(root, rel)
-        return folder_tree_sha256(root / rel)
+        return folder_tree_sha256(root / rel, listing)
 
     code, refused = _code_sha256(book, paper, logbook, folder_code, (TreeRefused, OSError))
     requirements = None

@@ -12,7 +12,6 @@ is a small function, and the shared safety rules (code confinement) live in thei
 
 from __future__ import annotations
 
-import os
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -24,10 +23,11 @@ from . import problems as P
 from .errors import GitError
 from .gitrun import run_git
 from .layout import DataPath
+from .listing import Listing
 from .models import Logbook, PaperFile, ReviewsFile, VerdictFile
 from .pathrule import disk_problems
 from .problems import Problem
-from .repo import Corpus, paused_gc
+from .repo import Corpus, corpus_of, paused_gc
 from .reproduce.confine import clean_logbook_path, inside
 
 MAX_WRITEUP_BYTES = 256 * 1024
@@ -53,20 +53,23 @@ def validate_repo(
     paths: Iterable[str | Path] = (),
     changed_from: str | None = None,
     here: Path | None = None,
+    *,
+    corpus: Corpus | None = None,
 ) -> Report:
     """Validate the repository at ``root``: everything, some paths, or a change.
 
     ``here``: the folder relative ``paths`` were typed in (the CLI's working folder);
-    None reads them against ``root`` only.
+    None reads them against ``root`` only. ``corpus``: the command's one ``Corpus`` of
+    ``root``, so that what validation reads is not read again by the next stage.
     """
     root = Path(root).resolve()
-    corpus = Corpus(root)
+    corpus = corpus_of(root, corpus)
     report = Report()
     paths = list(paths)
     if not paths and changed_from is None:
         targets = list(corpus.files)
         report.problems.extend(_stray_problems(corpus.stray))
-        report.problems.extend(disk_problems(root))
+        report.problems.extend(disk_problems(root, listing=corpus.listing))
     else:
         rels: set[str] = set()
         for given in paths:
@@ -76,7 +79,9 @@ def validate_repo(
             report.problems.extend(_change_size(root, changed))
             rels |= set(changed)
             report.problems.extend(_stray_problems(r for r in changed if layout.misplaced(r)))
-        report.problems.extend(disk_problems(root, _below(root, rels)))
+        report.problems.extend(
+            disk_problems(root, _below(root, rels, corpus.listing), corpus.listing)
+        )
         targets = _with_dependents(corpus, rels)
     with paused_gc():
         for target in targets:
@@ -279,7 +284,9 @@ def _check_logbook(corpus: Corpus, path: DataPath, book: Logbook, problem) -> li
                     )
                 )
     if book.code is not None and book.code.path is not None:
-        out.extend(_check_code_path(corpus.root, folder, stem, book.code.path, problem))
+        out.extend(
+            _check_code_path(corpus.root, folder, stem, book.code.path, problem, corpus.listing)
+        )
     if book.reproduce is not None:
         out.extend(_check_environment(corpus.root, folder, stem, book.reproduce, problem))
     writeup = corpus.root / layout.writeup_rel(folder, stem)
@@ -445,7 +452,7 @@ def _duplicates(
 
 
 def _check_code_path(
-    root: Path, paper: str, logbook: str, code_path: str, problem
+    root: Path, paper: str, logbook: str, code_path: str, problem, listing: Listing
 ) -> list[Problem]:
     loc = ("code", "path")
     own = f"{logbook}/"
@@ -482,7 +489,7 @@ def _check_code_path(
         ]
     out = []
     total = 0
-    for dirpath, dirnames, filenames in os.walk(target):
+    for dirpath, dirnames, filenames in listing.walk(target):
         for name in sorted(filenames) + sorted(dirnames):
             full = Path(dirpath) / name
             rel = full.relative_to(root).as_posix()
@@ -619,7 +626,7 @@ def _expand(root: Path, corpus: Corpus, given: str | Path, here: Path | None) ->
     return inside or {rel}
 
 
-def _below(root: Path, rels: set[str]) -> list[str]:
+def _below(root: Path, rels: set[str], listing: Listing) -> list[str]:
     """The paths named (a logbook with its write-up and code folder), and for a folder
     every path under it (links not entered)."""
     named = set(rels)
@@ -632,7 +639,7 @@ def _below(root: Path, rels: set[str]) -> list[str]:
         out.append(rel)
         folder = root / rel
         if folder.is_dir() and not folder.is_symlink():
-            for dirpath, dirnames, filenames in os.walk(folder):
+            for dirpath, dirnames, filenames in listing.walk(folder):
                 for name in dirnames + filenames:
                     out.append((Path(dirpath) / name).relative_to(root).as_posix())
     return out

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..repo import Corpus
+from ..repo import Corpus, corpus_of
 from ..report.markdown_text import code, plain
 from . import sticky
 
@@ -36,9 +36,8 @@ class Challenge:
     how: str  # "falsifies" | "argues against"
 
 
-def challenges(repo: Path, books: list[tuple[str, str]]) -> list[Challenge]:
+def challenges(corpus: Corpus, books: list[tuple[str, str]]) -> list[Challenge]:
     """The claims the PR's logbooks falsify (verdict) or argue against (falsification)."""
-    corpus = Corpus(repo)
     found: list[Challenge] = []
     for paper_id, logbook_id in books:
         verdict = corpus.verdict(paper_id, logbook_id)
@@ -111,16 +110,18 @@ def mention_authors(
     books: list[tuple[str, str]],
     *,
     guide: str = GUIDE_IN_REPO,
+    corpus: Corpus | None = None,
 ) -> list[str]:
     """Mention, in a new comment, the listed authors not yet mentioned on this PR.
 
     Returns the handles mentioned now (none when nothing is challenged or everyone
     was told before). The sticky comment's ``authors`` status keeps the list.
+    ``corpus``: the command's ``Corpus`` of the checkout ``repo``, when it has one.
     """
-    found = challenges(repo, books)
+    corpus = corpus_of(repo, corpus)
+    found = challenges(corpus, books)
     if not found:
         return []
-    corpus = Corpus(repo)
     papers = {c.paper for c in found}
     handles: list[str] = []
     for paper_id in sorted(papers):

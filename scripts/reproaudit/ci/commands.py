@@ -173,6 +173,7 @@ class Context:
     dry_run: bool
     _files: list[str] | None = None
     _head: HeadCheck | None = None
+    _corpus: Corpus | None = None
 
     @property
     def can_write(self) -> bool:
@@ -233,8 +234,14 @@ class Context:
             )
         return books
 
+    def corpus(self) -> Corpus:
+        """The base checkout's one ``Corpus`` for this command (handlers only read from it)."""
+        if self._corpus is None:
+            self._corpus = Corpus(self.repo_dir)
+        return self._corpus
+
     def paper(self, paper_id: str) -> PaperFile | None:
-        return Corpus(self.repo_dir).paper(paper_id)
+        return self.corpus().paper(paper_id)
 
 
 @dataclass(frozen=True)
@@ -449,7 +456,7 @@ def why_reviewable(ctx: Context, paper: PaperFile, logbook_id: str, claim_id: st
             and judge_claim(claim, result, None).verdict == "falsified"
         ):
             return "the rules judge falsifies it"
-    verdict = Corpus(ctx.repo_dir).verdict(paper_id, logbook_id)
+    verdict = ctx.corpus().verdict(paper_id, logbook_id)
     recorded = next((c for c in verdict.claims if c.claim == claim_id), None) if verdict else None
     if recorded is not None and recorded.verdict == "falsified":
         return "its recorded verdict is falsified"

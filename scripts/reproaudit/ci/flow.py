@@ -17,7 +17,7 @@ from typing import Any
 from .. import layout
 from ..errors import ArtifactError, ReproauditError
 from ..fsutil import atomic_write
-from ..judge.run import judge_repo
+from ..judge.run import JudgeSummary, judge_corpus
 from ..repo import Corpus
 from ..report.markdown_text import code, plain
 from . import sticky
@@ -59,19 +59,21 @@ def fetch_pr_logbooks(
     into: Path,
     *,
     with_code: bool = False,
+    corpus: Corpus | None = None,
 ) -> list[str]:
     """Write the logbooks the PR touches (at ``sha``) into the new folder ``into``; their paths.
 
     From git objects of ``repo_dir`` (``ci.prfiles``): logbook YAML and write-ups,
     and with ``with_code`` every file of their code folders. A pull request that
     breaks the path rule is refused whole; nothing is written into ``repo_dir``.
-    Their paper files are copied from ``repo_dir`` beside them (the base's claims).
+    Their paper files are copied from ``repo_dir`` beside them (the base's claims);
+    ``corpus`` is the command's ``Corpus`` of ``repo_dir``, when it has one.
     """
     from .prfiles import copy_papers, fetch_pr_files
 
     base = str(github.pull(repo, pr)["base"]["sha"])
     written = fetch_pr_files(Path(repo_dir), base, sha, Path(into), with_code=with_code)
-    copy_papers(Path(repo_dir), Path(into), {key[0] for key in pr_logbooks(written)})
+    copy_papers(Path(repo_dir), Path(into), {key[0] for key in pr_logbooks(written)}, corpus)
     return written
 
 
@@ -118,18 +120,26 @@ def judge_pr(
     *,
     reruns: Path | None = None,
 ) -> str:
-    """Judge the PR's logbooks with ``judge`` and render the verdicts as a Markdown comment."""
+    """Judge the PR's logbooks with ``judge`` and render the verdicts as a Markdown comment.
+
+    Judged in memory from one ``Corpus`` of ``repo_dir`` (the fetched view): the
+    verdicts go into the comment, never into files read back.
+    """
     mode = judge.mode
     lines = [f"## reproaudit verdicts ({mode} judge)", ""]
+    corpus = Corpus(repo_dir)
     for paper_id, logbook_id in books:
-        summary = judge_repo(repo_dir, judge, reruns=reruns, paper=paper_id, logbook=logbook_id)
+        summary = JudgeSummary()
+        docs = list(
+            judge_corpus(corpus, judge, summary, reruns=reruns, paper=paper_id, logbook=logbook_id)
+        )
         if summary.problems:
             lines.append(
                 f"- {code(paper_id + '/' + logbook_id)}: not judged, "
                 f"{plain(summary.problems[0].message)}"
             )
             continue
-        verdict = Corpus(repo_dir).verdict(paper_id, logbook_id)
+        verdict = docs[0].model() if docs else corpus.verdict(paper_id, logbook_id)
         if verdict is None:
             continue
         rerun = f"re-run {verdict.rerun.status}" if verdict.rerun else "no re-run"

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..repo import Corpus
 from .authors import GUIDE_IN_REPO, mention_authors
 from .flow import fetch_pr_logbooks, judge_pr, post_verdicts, pr_logbooks, verify_head
 from .github import GitHub
@@ -36,15 +37,16 @@ def judge_pull_request(
     logbook falsifies or argues against one of their claims (``authors.py``).
     """
     verify_head(github, repo_name, pr, sha)
+    base = Corpus(repo)  # the checkout, read once: the paper files and the authors' handles
     with tempfile.TemporaryDirectory(prefix="reproaudit-judge-") as tmp:
         view = Path(tmp) / "pr"
         books = pr_logbooks(
-            fetch_pr_logbooks(github, repo_name, pr, sha, repo, view, with_code=True)
+            fetch_pr_logbooks(github, repo_name, pr, sha, repo, view, with_code=True, corpus=base)
         )
         body = judge_pr(view, books, judge, reruns=reruns)
         if post:
             post_verdicts(github, repo_name, pr, body, judge.mode)
             server = os.environ.get("GITHUB_SERVER_URL", "https://github.com")
             guide = f"{server}/{repo_name}/blob/HEAD/{GUIDE_IN_REPO}"
-            mention_authors(github, repo_name, pr, repo, books, guide=guide)
+            mention_authors(github, repo_name, pr, repo, books, guide=guide, corpus=base)
     return body

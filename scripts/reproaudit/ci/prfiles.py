@@ -13,6 +13,7 @@ each folder and file in a new folder with no link followed (``beneath``).
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from .. import layout
 from .. import problems as P
@@ -25,6 +26,9 @@ from ..problems import Problem
 from ..validate import MAX_CHANGE_BYTES
 from .changes import BlobReader, _ref, ensure_commits, tree_changes
 from .ownership import logbook_of
+
+if TYPE_CHECKING:
+    from ..repo import Corpus
 
 
 def touched_logbooks(repo_dir: Path, base: str, sha: str) -> list[str]:
@@ -103,11 +107,14 @@ def fetch_pr_files(
     return written
 
 
-def copy_papers(repo: Path, into: Path, papers: set[str]) -> None:
-    """Copy the paper files of ``papers`` from the checkout ``repo`` into ``into`` (one reader)."""
-    from ..repo import Corpus
+def copy_papers(repo: Path, into: Path, papers: set[str], corpus: Corpus | None = None) -> None:
+    """Copy the paper files of ``papers`` from the checkout ``repo`` into ``into`` (one reader).
 
-    corpus = Corpus(repo)
+    ``corpus``: the command's ``Corpus`` of the checkout, when it has one.
+    """
+    from ..repo import corpus_of
+
+    corpus = corpus_of(repo, corpus)
     for paper in sorted(papers):
         for rel in corpus.paper_rels.get(paper, []):
             data = read_file(Path(repo), rel, MAX_DATA_BYTES)

@@ -84,9 +84,10 @@ def validate_pr(
     With ``author``, who may change what follows the one rule of ``ownership``.
     A ``base`` git cannot compare with raises ``GitError`` (no artifact is written).
     """
-    repo = Path(repo)
+    repo = Path(repo).resolve()
+    corpus = Corpus(repo)  # one read of each file, for validation and every logbook judged
     files = git_changed(repo, base)
-    report = validate_repo(repo, changed_from=base)
+    report = validate_repo(repo, changed_from=base, corpus=corpus)
     changes = changes_with_modes(repo, base, files)
     tree = tree_problems(changes)  # from the git trees: what a checkout makes does not matter
     seen = {p.path for p in tree}
@@ -107,7 +108,6 @@ def validate_pr(
         }
     )
     if report.ok:
-        corpus = Corpus(repo)  # one read of each file for all the PR's logbooks
         for paper_id, logbook_id in books:
             verdict, _ = judge_in_memory(repo, paper_id, logbook_id, corpus=corpus)  # no writes
             if verdict is not None:

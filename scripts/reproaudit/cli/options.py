@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from ..repo import Corpus
 
 repo_option = click.option(
     "--repo",
@@ -72,19 +76,26 @@ reruns_option = click.option(
 )
 
 
-def corpus_gate(repo: Path, strict: bool) -> None:
-    """With --strict, fail (a line per file) on what validate rejects; else say what is left out."""
-    from ..corpus_check import check_corpus
+def corpus_gate(repo: Path, strict: bool) -> Corpus:
+    """With --strict, fail (a line per file) on what validate rejects; else say what is left out.
 
-    check = check_corpus(repo)
+    Returns the command's one ``Corpus``, already read by the check, for the command to use.
+    """
+    from ..corpus_check import check_corpus
+    from ..repo import Corpus
+
+    corpus = Corpus(Path(repo).resolve())
+    check = check_corpus(corpus)
+    corpus.forget_lines()  # the command reads models from here on, never lines
     if check.ok:
-        return
+        return corpus
     if strict:
         for line in check.lines():
             click.echo(line, err=True)
         click.echo(f"--strict: {len(check.by_file())} file(s) with problems", err=True)
         raise SystemExit(1)
     click.echo(check.summary(), err=True)
+    return corpus
 
 
 def emit(files: dict[Path, str], stdout: bool) -> None:

@@ -23,8 +23,7 @@ def stats(as_json: bool, strict: bool, repo: Path) -> None:
     from ..export import headline_stats
     from ..fold import format_stats
 
-    corpus_gate(repo, strict)
-    table = headline_stats(repo)
+    table = headline_stats(corpus_gate(repo, strict))
     click.echo(json.dumps(table, indent=2) if as_json else format_stats(table))
 
 
@@ -67,8 +66,8 @@ def build(
     """
     from ..site.build import build_site
 
-    corpus_gate(repo, strict)
-    report = build_site(repo, out, papers=list(papers) or None, site_url=site_url)
+    corpus = corpus_gate(repo, strict)
+    report = build_site(repo, out, papers=list(papers) or None, site_url=site_url, corpus=corpus)
     times = ", ".join(f"{name} {sec:.1f} s" for name, sec in report.seconds.items())
     click.echo(
         f"built {report.pages} pages and {report.files} files into {report.out} "
@@ -110,8 +109,7 @@ def export(formats: tuple[str, ...], out: Path, strict: bool, repo: Path) -> Non
     """Write the claims x verdicts table as CSV, Parquet and/or JSON Lines."""
     from ..export import FORMATS, corpus_frame, write_export
 
-    corpus_gate(repo, strict)
-    frame = corpus_frame(repo)
+    frame = corpus_frame(corpus_gate(repo, strict))
     for path in write_export(frame, out, formats or FORMATS):
         click.echo(f"wrote {path} ({len(frame)} rows)")
 

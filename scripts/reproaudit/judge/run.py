@@ -251,11 +251,22 @@ def judge_error_claims(case: Case, failure: str) -> list[ClaimVerdict]:
 def current_inputs(
     corpus: Corpus, paper_id: str, logbook_id: str, book: Logbook, raw: bytes | None
 ) -> InputHashes:
-    """The current hashes of what a re-run of this logbook must have run (on this host)."""
-    writeup = corpus.writeup(paper_id, logbook_id)
-    return inputs_in_folder(
-        corpus.root, paper_id, logbook_id, book, raw, writeup.raw if writeup else None
-    )
+    """The current hashes of what a re-run of this logbook must have run (on this host),
+    hashed once per corpus: the fitness check, the judge and the site's staleness share them."""
+    cached = corpus.inputs.get((paper_id, logbook_id))
+    if cached is None:
+        writeup = corpus.writeup(paper_id, logbook_id)
+        cached = inputs_in_folder(
+            corpus.root,
+            paper_id,
+            logbook_id,
+            book,
+            raw,
+            writeup.raw if writeup else None,
+            corpus.listing,
+        )
+        corpus.inputs[(paper_id, logbook_id)] = cached
+    return cached
 
 
 def verdict_config(verdict: VerdictFile) -> dict:

@@ -29,7 +29,7 @@ from ..judge.run import JudgeSummary, judge_corpus, now_utc
 from ..loader import MAX_DATA_BYTES, decode_text
 from ..models import VerdictFile
 from ..problems import Problem
-from ..repo import Corpus
+from ..repo import Corpus, corpus_of
 from ..scratch import held_dir, sweep, temp_root
 from . import render
 from .data import load_site_data
@@ -122,14 +122,19 @@ def build_site(
     strict: bool = True,
     site_url: str | None = None,
     search: bool = True,
+    corpus: Corpus | None = None,
 ) -> BuildReport:
-    """Build the site of the repository at ``root`` into ``out`` (default ``root/_site``)."""
+    """Build the site of the repository at ``root`` into ``out`` (default ``root/_site``).
+
+    ``corpus``: the command's one ``Corpus`` of ``root`` (the fitness check read it
+    first); the build narrows it to ``papers`` and adds verdicts judged in memory.
+    """
     root = Path(root).resolve()
     out = Path(out).resolve() if out else root / DEFAULT_OUT
     timings: dict[str, float] = {}
     start = time.perf_counter()
     only = set(papers) if papers else None
-    corpus = Corpus(root)
+    corpus = corpus_of(root, corpus)
     if only is not None:
         corpus.restrict(only)
     judged: dict[str, VerdictFile] = {}
