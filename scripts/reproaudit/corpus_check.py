@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -132,7 +133,7 @@ def duplicate_verdict_entries(corpus: Corpus) -> list[Problem]:
 
 def rerun_problems(root: Path, corpus: Corpus) -> list[Problem]:
     """Re-run records that do not parse as JSON objects or belong to no logbook."""
-    out = []
+    out: list[Problem] = []
     top = root / "reruns"
     if not top.is_dir():
         return out
@@ -219,7 +220,7 @@ def _json_line(text: str, key: str) -> int | None:
 def verdict_input_problems(
     corpus: Corpus,
     reruns: Path | None,
-    flagged: set[str] = frozenset(),  # type: ignore[assignment]
+    flagged: AbstractSet[str] = frozenset(),
 ) -> list[Problem]:
     """Each verdict read with its inputs as they are now: a re-run record it rested on and
     that is gone, inputs changed since (stale), or a verdict the judge would not write.

@@ -44,7 +44,7 @@ class ReproauditError(Exception):
             self.problems: list[Problem] = []
             super().__init__(_with_hint(message, hint))
         else:
-            self.problems = [message] if hasattr(message, "code") else list(message)  # type: ignore[arg-type]
+            self.problems = list(message) if isinstance(message, Iterable) else [message]
             super().__init__(_problems_text(self.problems))
 
 
@@ -52,7 +52,7 @@ class InputError(ReproauditError):
     """Input files have problems; each ``Problem`` names the file, line and field."""
 
     def __init__(self, problems: Problem | Iterable[Problem]) -> None:
-        super().__init__([problems] if hasattr(problems, "code") else list(problems))  # type: ignore[list-item]
+        super().__init__(list(problems) if isinstance(problems, Iterable) else [problems])
 
 
 class SettingError(ReproauditError):

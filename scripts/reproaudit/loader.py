@@ -43,6 +43,7 @@ from .problems import Problem
 try:  # libyaml's C parser is several times faster; fall back to pure Python.
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    # a different class under the same name: both parse the same way
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 MAX_DATA_BYTES = 1024 * 1024  # one paper, logbook or verdict file
@@ -252,7 +253,7 @@ def _scalar(event: yaml.ScalarEvent, rel: str) -> Any:
     try:
         if tag in _CONVERT:
             return _CONVERT[tag](event.value)
-        node = ScalarNode(tag, event.value, event.start_mark, event.end_mark)
+        node = ScalarNode(tag, event.value)  # the marks are not needed to read a timestamp
         return _constructor.construct_yaml_timestamp(node)
     except (ValueError, yaml.YAMLError) as exc:
         raise _fail(
@@ -285,7 +286,8 @@ def _build(text: str, rel: str) -> Document:
     key_line = 0
     try:
         while True:
-            event = get_event()
+            # Any: the branches below test ``type(event) is ...``, which mypy does not narrow
+            event: Any = get_event()
             kind = type(event)
             if kind is _ScalarEvent or kind is _MappingStart or kind is _SequenceStart:
                 if event.anchor is not None:

@@ -57,7 +57,8 @@ def explain_missing(outputs: Any, source: str) -> tuple[str, str] | None:
     if not pointer.startswith("/"):
         return message, "a pointer starts with '/', e.g. outputs:/C1/accuracy"
     tokens = [_token(raw) for raw in pointer[1:].split("/")]
-    node, done = outputs, []
+    node = outputs
+    done: list[str] = []
     for i, token in enumerate(tokens):
         found, child = _step(node, token)
         if found:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from .. import layout
-from ..models import RerunInfo, RunRecord
+from ..models import RerunInfo, RerunStatus, RunRecord
 from .rules import Rerun
 
 if TYPE_CHECKING:
@@ -177,7 +177,9 @@ def read_rerun(
     if reruns is None:
         return None
     if read is None:
-        from ..repo import read_blob as read
+        from ..repo import read_blob
+
+        read = read_blob
     folder = Path(reruns) / paper / logbook
     run_blob = read(folder / "run.json", MAX_RUN_BYTES)
     if run_blob is None:
@@ -215,8 +217,8 @@ def read_rerun(
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "run.json"
             return failed(f"unreadable run record: {where}: {first['msg']}")
-        status = (
-            raw.get("status") if raw.get("status") in ("passed", "failed", "timeout") else "failed"
+        status: RerunStatus = (
+            raw["status"] if raw.get("status") in ("passed", "failed", "timeout") else "failed"
         )
         info = RerunInfo(status=status, run_sha256=run_sha)
         rerun = Rerun(status, None, None, "", stale)

@@ -14,7 +14,7 @@ from typing import Any
 
 from jsonpointer import EndOfList, JsonPointer, JsonPointerException
 
-from ..models import FLAGS, MAX_NUMBER, Measurement, Result, Sweep, Target
+from ..models import FLAGS, MAX_NUMBER, Flag, Measurement, Result, Sweep, Target, VerdictValue
 from ..units import UnitError, convert, normalise_per, split_per
 
 
@@ -34,11 +34,11 @@ class Judgement:
     """The rules' verdict for one claim, with the evidence a person reads."""
 
     claim: str
-    verdict: str
+    verdict: VerdictValue
     evidence: str
-    flags: list[str] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
 
-    def add(self, flag: str) -> None:
+    def add(self, flag: Flag) -> None:
         if flag not in self.flags:
             self.flags.append(flag)
             self.flags.sort(key=FLAGS.index)
@@ -211,12 +211,13 @@ def _sweep_points(
         found = resolve_pointer(rerun.outputs, sweep.source.removeprefix("outputs:"))
         xs = found.get("values") if isinstance(found, dict) else None
         ys = found.get("measured") if isinstance(found, dict) else None
-        pairs = (
+        read = (
             [(number_or_none(x), number_or_none(y)) for x, y in zip(xs, ys, strict=True)]
             if isinstance(xs, list) and isinstance(ys, list) and len(xs) == len(ys)
-            else None
+            else []
         )
-        if not pairs or any(x is None or y is None for x, y in pairs):
+        pairs = [(x, y) for x, y in read if x is not None and y is not None]
+        if not pairs or len(pairs) < len(read):
             j.add("missing_outputs")
             problems.append(
                 f"{quote(sweep.source)} is not a {{values, measured}} sweep of finite numbers "
