@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -420,14 +420,14 @@ def parse_document(text: str, rel: str) -> Document:
     return doc
 
 
-_KNOWN_FIELDS: set[str] | None = None
+@cache
+def _known_fields() -> tuple[str, ...]:
+    """Every field name of the data files, computed on the first unknown field."""
+    return tuple(sorted(field_names()))
 
 
 def _did_you_mean(name: Any) -> str | None:
-    global _KNOWN_FIELDS
-    if _KNOWN_FIELDS is None:
-        _KNOWN_FIELDS = field_names()
-    close = difflib.get_close_matches(str(name), sorted(_KNOWN_FIELDS), n=1, cutoff=0.75)
+    close = difflib.get_close_matches(str(name), _known_fields(), n=1, cutoff=0.75)
     return f"did you mean {close[0]!r}?" if close else f"remove it; {P.FIELD_REFERENCE}"
 
 
