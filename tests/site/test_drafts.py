@@ -32,9 +32,9 @@ def test_a_draft_paper_has_no_verdict_counts_until_reviewed(mini_repo: Path) -> 
     drafted = stats(mini_repo)
     assert drafted["papers_judged"] == 0 and sum(drafted["claims"].values()) == 0
     data = load_site_data(Corpus(mini_repo), NOW)
-    lists = {entry.url: entry for entry in browse_lists(data)}
-    assert [r.id for r in lists["browse/drafts/"].rows] == [PAPER]
-    assert lists["browse/a-z/"].rows == []
+    lists = {entry["url"]: entry for entry in browse_lists(data)}
+    assert [r["id"] for r in lists["browse/drafts/"]["rows"]] == [PAPER]
+    assert lists["browse/a-z/"]["rows"] == []
     assert paper_context(data, PAPER).draft
     path.write_text(original + "review: {status: reviewed}\n")  # a maintainer marks it reviewed
     assert stats(mini_repo) == reviewed

@@ -72,15 +72,15 @@ def _svg(fig: Any) -> bytes:
 
 def buckets_chart(data: SiteData) -> bytes:
     home = ctx.home_context(data)
-    labels = [b.label for b in home.buckets][::-1]
-    counts = [b.count for b in home.buckets][::-1]
-    colours = [BUCKET_COLOURS[b.key] for b in home.buckets][::-1]
+    labels = [b["label"] for b in home["buckets"]][::-1]
+    counts = [b["count"] for b in home["buckets"]][::-1]
+    colours = [BUCKET_COLOURS[b["key"]] for b in home["buckets"]][::-1]
 
     def draw(ax: Any) -> None:
         bars = ax.barh(labels, counts, color=colours)
         ax.bar_label(bars, labels=[f"{c:,}" for c in counts], padding=3)
         ax.set_xlabel("papers")
-        ax.set_title(f"{home.table['papers_judged']:,} papers judged", loc="left", fontsize=12)
+        ax.set_title(f"{home['table']['papers_judged']:,} papers judged", loc="left", fontsize=12)
         ax.margins(x=0.25)  # room for the count labels
 
     return _chart(draw)

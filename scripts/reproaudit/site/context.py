@@ -21,32 +21,18 @@ from ..problems import human_size
 from .cite import cite_paper
 from .data import Key, SiteData
 from .pages import (
-    BrowseList,
-    BucketCount,
     Cell,
     ClaimResult,
     ClaimRow,
     Contested,
     ContestedEntry,
-    Contributor,
     Discrepancy,
     Falsification,
-    FalsificationRow,
-    FalsificationsPage,
-    HomePage,
     LogbookColumn,
     LogbookLinks,
     LogbookPage,
-    MeasurementRow,
     PaperPage,
-    PaperRow,
-    PapersIndex,
-    PersonClaim,
-    PersonLogbook,
-    PersonPage,
     RunView,
-    VerdictCitation,
-    VerdictEntry,
 )
 from .words import OUTCOMES, outcome_label, with_answer
 
@@ -325,7 +311,7 @@ def falsifications_of(data: SiteData, paper_id: str) -> list[Falsification]:
     return out
 
 
-def _measurements(result: Any, rerun: Any) -> list[MeasurementRow]:
+def _measurements(result: Any, rerun: Any) -> list[dict[str, Any]]:
     """Each measurement with its typed number and, when a re-run produced it, the re-run's."""
     out = []
     for m in result.measurements if result else []:
@@ -334,7 +320,7 @@ def _measurements(result: Any, rerun: Any) -> list[MeasurementRow]:
             found = resolve_pointer(rerun.outputs, m.source.removeprefix("outputs:"))
             if isinstance(found, int | float) and not isinstance(found, bool):
                 rerun_value = float(found)
-        out.append(MeasurementRow(m, m.value, rerun_value))
+        out.append({"m": m, "typed": m.value, "rerun": rerun_value})
     return out
 
 
@@ -473,7 +459,7 @@ def setting_rows(values: dict[str, Any], prefix: str = "") -> list[tuple[str, st
     return rows
 
 
-def cite_verdict(data: SiteData, key: Key) -> VerdictCitation:
+def cite_verdict(data: SiteData, key: Key) -> dict[str, str]:
     """BibTeX and plain text for a verdict, with its input hash and date."""
     book = data.logbooks[key]
     paper = data.papers[key[0]].paper
@@ -504,40 +490,40 @@ def cite_verdict(data: SiteData, key: Key) -> VerdictCitation:
         f"logbook {key[1]}: {summary}. Judged {date} by {judge_text(verdict)}; "
         f"input sha256 {verdict.input_sha256}." + (f" {url}" if url else "")
     )
-    return VerdictCitation(f"@misc{{{ident},\n{body}\n}}", plain)
+    return {"bibtex": f"@misc{{{ident},\n{body}\n}}", "plain": plain}
 
 
-def home_context(data: SiteData) -> HomePage:
+def home_context(data: SiteData) -> dict[str, Any]:
     table = stats(data.claim_folds, data.paper_folds)
     judged = table["papers_judged"]
     buckets = [
-        BucketCount(
-            key,
-            OUTCOMES[key][0],
-            table["buckets"][key],
-            round(100 * table["buckets"][key] / judged, 1) if judged else 0.0,
-        )
+        {
+            "key": key,
+            "label": OUTCOMES[key][0],
+            "count": table["buckets"][key],
+            "percent": round(100 * table["buckets"][key] / judged, 1) if judged else 0.0,
+        }
         for key in BUCKETS
     ]
-    return HomePage(
-        table=table,
-        buckets=buckets,
-        papers_total=len(data.papers),
-        logbooks_total=len(data.logbooks),
-        claims_total=sum(len(p.claims) for p in data.papers.values()),
-        newest=newest_verdicts(data, NEWEST),
-        claim_folds=CLAIM_FOLDS,
-        verdicts_total=len(data.verdicts),
-        stale_total=len(data.stale),
-    )
+    return {
+        "table": table,
+        "buckets": buckets,
+        "papers_total": len(data.papers),
+        "logbooks_total": len(data.logbooks),
+        "claims_total": sum(len(p.claims) for p in data.papers.values()),
+        "newest": newest_verdicts(data, NEWEST),
+        "claim_folds": CLAIM_FOLDS,
+        "verdicts_total": len(data.verdicts),
+        "stale_total": len(data.stale),
+    }
 
 
-def newest_verdicts(data: SiteData, limit: int) -> list[VerdictEntry]:
+def newest_verdicts(data: SiteData, limit: int) -> list[dict[str, Any]]:
     newest = sorted(data.verdicts.items(), key=lambda kv: (kv[1].judged_at, kv[0]), reverse=True)
     return [_entry(data, key, verdict) for key, verdict in newest[:limit]]
 
 
-def _entry(data: SiteData, key: Key, verdict: VerdictFile) -> VerdictEntry:
+def _entry(data: SiteData, key: Key, verdict: VerdictFile) -> dict[str, Any]:
     """A verdict as the home page and the feeds show it (reviews applied)."""
     rows = [r for r in data.rows_of(key[0]) if r.logbook == key[1]]
     counts = (
@@ -555,30 +541,30 @@ def _entry(data: SiteData, key: Key, verdict: VerdictFile) -> VerdictEntry:
         "falsified, under review" if review else "falsified", answer.stance if answer else None
     )
     labels = {"falsified": falsified}
-    contributor = data.logbooks[key].logbook.contributor.github
-    return VerdictEntry(
-        paper=key[0],
-        title=data.papers[key[0]].paper.title,
-        logbook=key[1],
-        url=logbook_url(*key),
-        paper_url=paper_url(key[0]),
-        contributor=contributor,
-        person_url=person_url(contributor),
-        judged_at=verdict.judged_at,
-        judge=judge_text(verdict),
-        counts={v: counts.get(v, 0) for v in ("verified", "falsified", "toy", "inconclusive")},
-        labels={v: labels.get(v, v) for v in ("verified", "falsified", "toy", "inconclusive")},
-        under_review=review,
-        stale=key in data.stale,
-        answer=answer,
-        updated=max(verdict.judged_at, answer.at) if answer else verdict.judged_at,
-    )
+    return {
+        "paper": key[0],
+        "title": data.papers[key[0]].paper.title,
+        "logbook": key[1],
+        "url": logbook_url(*key),
+        "paper_url": paper_url(key[0]),
+        "contributor": data.logbooks[key].logbook.contributor.github,
+        "person_url": person_url(data.logbooks[key].logbook.contributor.github),
+        "judged_at": verdict.judged_at,
+        "judge": judge_text(verdict),
+        "counts": {v: counts.get(v, 0) for v in ("verified", "falsified", "toy", "inconclusive")},
+        "labels": {v: labels.get(v, v) for v in ("verified", "falsified", "toy", "inconclusive")},
+        "under_review": review,
+        "stale": key in data.stale,
+        "answer": answer,  # the authors' latest answer on one of its falsifications
+        # a feed entry is updated when the authors answer
+        "updated": max(verdict.judged_at, answer.at) if answer else verdict.judged_at,
+    }
 
 
-def papers_index(data: SiteData) -> PapersIndex:
+def papers_index(data: SiteData) -> dict[str, Any]:
     """The compact search index: one short array per paper, field names once."""
     logbook_count = Counter(k[0] for k in data.logbooks)
-    rows: list[list[str | int]] = []
+    rows = []
     for paper_id in sorted(data.papers):
         paper = data.papers[paper_id]
         meta = paper.paper
@@ -622,15 +608,15 @@ SCORE_TEXT = (
 )
 
 
-def contributors_context(data: SiteData) -> list[Contributor]:
+def contributors_context(data: SiteData) -> list[dict[str, Any]]:
     """Every contributor with credit, score and rank (handles compared case-insensitively)."""
     if "contributors" not in data.memo:
         data.memo["contributors"] = _contributors(data)
     return data.memo["contributors"]
 
 
-def _contributors(data: SiteData) -> list[Contributor]:
-    books: Counter[str] = Counter()
+def _contributors(data: SiteData) -> list[dict[str, Any]]:
+    books: Counter = Counter()
     papers: dict[str, set[str]] = defaultdict(set)
     shown: dict[str, tuple[str, str]] = {}  # lower handle -> (latest judged, handle as written)
     for key, book in data.logbooks.items():
@@ -642,41 +628,40 @@ def _contributors(data: SiteData) -> list[Contributor]:
         stamp = verdict.judged_at.isoformat() if verdict else ""
         if who not in shown or stamp > shown[who][0]:
             shown[who] = (stamp, handle)
-    credit: dict[str, Counter[str]] = defaultdict(Counter)
+    credit: dict[str, Counter] = defaultdict(Counter)
     if not data.rows.empty:
         counted = data.rows[data.rows["counted"]]
-        row: Any  # a verdict row (see SiteData.rows_of)
         for row in counted.itertuples(index=False):
             state = review_state(row.verdict, row.review)
             name = f"falsified_{'confirmed' if state == 'confirmed' else 'under_review'}"
             credit[str(row.contributor).lower()][name if state else row.verdict] += 1
-    scores = {
-        who: SCORE["verified"] * c["verified"]
-        + SCORE["falsified_confirmed"] * c["falsified_confirmed"]
-        + SCORE["toy"] * c["toy"]
-        for who, c in ((who, credit[who]) for who in books)
-    }
-    order = sorted(books, key=lambda who: (-scores[who], -books[who], shown[who][1].lower()))
     out = []
-    rank = 0
-    for i, who in enumerate(order):
-        if i == 0 or scores[who] != scores[order[i - 1]]:
-            rank = i + 1  # ties share a rank
+    for who in books:
         c = credit[who]
-        out.append(
-            Contributor(
-                github=shown[who][1],
-                url=person_url(who),
-                logbooks=books[who],
-                papers=len(papers[who]),
-                verified=c["verified"],
-                falsified=c["falsified_confirmed"],
-                under_review=c["falsified_under_review"],
-                toy=c["toy"],
-                score=scores[who],
-                rank=rank,
-            )
+        score = (
+            SCORE["verified"] * c["verified"]
+            + SCORE["falsified_confirmed"] * c["falsified_confirmed"]
+            + SCORE["toy"] * c["toy"]
         )
+        out.append(
+            {
+                "github": shown[who][1],
+                "url": person_url(who),
+                "logbooks": books[who],
+                "papers": len(papers[who]),
+                "verified": c["verified"],
+                "falsified": c["falsified_confirmed"],
+                "under_review": c["falsified_under_review"],
+                "toy": c["toy"],
+                "score": score,
+            }
+        )
+    out.sort(key=lambda c: (-c["score"], -c["logbooks"], c["github"].lower()))
+    rank = 0
+    for i, c in enumerate(out):
+        if i == 0 or c["score"] != out[i - 1]["score"]:
+            rank = i + 1
+        c["rank"] = rank
     return out
 
 
@@ -688,12 +673,12 @@ def logbooks_by_person(data: SiteData) -> dict[str, list[Key]]:
     return out
 
 
-def person_context(data: SiteData, person: Contributor, keys: list[Key]) -> PersonPage:
+def person_context(data: SiteData, person: dict[str, Any], keys: list[Key]) -> dict[str, Any]:
     """One contributor's logbooks (``keys``), newest first, with their verdicts per claim."""
-    return PersonPage(person, _logbook_rows(data, keys))
+    return {"person": person, "logbooks": _logbook_rows(data, keys)}
 
 
-def _logbook_rows(data: SiteData, keys: list[Key]) -> list[PersonLogbook]:
+def _logbook_rows(data: SiteData, keys: list[Key]) -> list[dict[str, Any]]:
     rows = []
     for key in keys:
         verdict = data.verdicts.get(key)
@@ -703,44 +688,47 @@ def _logbook_rows(data: SiteData, keys: list[Key]) -> list[PersonLogbook]:
             if r.logbook == key[1]
         }
         rows.append(
-            PersonLogbook(
-                paper=key[0],
-                title=data.papers[key[0]].paper.title,
-                paper_url=paper_url(key[0]),
-                logbook=key[1],
-                url=logbook_url(*key),
-                judged_at=verdict.judged_at if verdict else None,
-                judge=judge_text(verdict),
-                stale=key in data.stale,
-                claims=[PersonClaim(c, v, st, n) for c, (v, st, n) in sorted(verdicts.items())],
-            )
+            {
+                "paper": key[0],
+                "title": data.papers[key[0]].paper.title,
+                "paper_url": paper_url(key[0]),
+                "logbook": key[1],
+                "url": logbook_url(*key),
+                "judged_at": verdict.judged_at if verdict else None,
+                "judge": judge_text(verdict),
+                "stale": key in data.stale,
+                "claims": [
+                    {"claim": c, "verdict": v, "state": st, "counted": n}
+                    for c, (v, st, n) in sorted(verdicts.items())
+                ],
+            }
         )
-    rows.sort(key=lambda r: (r.judged_at.isoformat() if r.judged_at else "", r.url))
+    rows.sort(key=lambda r: (r["judged_at"].isoformat() if r["judged_at"] else "", r["url"]))
     return rows[::-1]
 
 
-def paper_rows(data: SiteData) -> list[PaperRow]:
+def paper_rows(data: SiteData) -> list[dict[str, Any]]:
     """One row per paper, sorted by title (A-Z), for the static lists."""
     logbooks = Counter(k[0] for k in data.logbooks)
     rows = []
     for paper_id, paper in data.papers.items():
         meta = paper.paper
         rows.append(
-            PaperRow(
-                id=paper_id,
-                title=meta.title,
-                url=paper_url(paper_id),
-                bucket=data.bucket_of.get(paper_id, "untested"),
-                outcome=outcome_text(data, paper_id),
-                area=meta.tags.area or "",
-                authors=", ".join(a.name for a in meta.authors[:4])
+            {
+                "id": paper_id,
+                "title": meta.title,
+                "url": paper_url(paper_id),
+                "bucket": data.bucket_of.get(paper_id, "untested"),
+                "outcome": outcome_text(data, paper_id),
+                "area": meta.tags.area or "",
+                "authors": ", ".join(a.name for a in meta.authors[:4])
                 + (" et al." if len(meta.authors) > 4 else ""),
-                claims=len(paper.claims),
-                logbooks=logbooks.get(paper_id, 0),
-                draft=paper.is_draft,
-            )
+                "claims": len(paper.claims),
+                "logbooks": logbooks.get(paper_id, 0),
+                "draft": paper.is_draft,
+            }
         )
-    rows.sort(key=lambda r: (r.title.casefold(), r.id))
+    rows.sort(key=lambda r: (r["title"].casefold(), r["id"]))
     return rows
 
 
@@ -748,55 +736,55 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "other"
 
 
-def browse_lists(data: SiteData) -> list[BrowseList]:
+def browse_lists(data: SiteData) -> list[dict[str, Any]]:
     """The static lists that reach every paper without JavaScript: A-Z, by outcome, by area,
     and the drafts (claims no maintainer has reviewed yet) apart from the rest."""
     every = paper_rows(data)
-    rows = [r for r in every if not r.draft]
-    drafts = [r for r in every if r.draft]
-    lists = [BrowseList("a-z", "All papers, A to Z", "browse/a-z/", rows)]
+    rows = [r for r in every if not r["draft"]]
+    drafts = [r for r in every if r["draft"]]
+    lists = [{"kind": "a-z", "name": "All papers, A to Z", "url": "browse/a-z/", "rows": rows}]
     if drafts:
         lists.append(
-            BrowseList(
-                "drafts",
-                "Drafts: claims not reviewed yet",
-                "browse/drafts/",
-                drafts,
-                key="drafts",
-                label="Drafts",
-            )
+            {
+                "kind": "drafts",
+                "key": "drafts",
+                "name": "Drafts: claims not reviewed yet",
+                "label": "Drafts",
+                "url": "browse/drafts/",
+                "rows": drafts,
+            }
         )
     for bucket, (label, _) in OUTCOMES.items():
-        mine = [r for r in rows if r.bucket == bucket]
+        mine = [r for r in rows if r["bucket"] == bucket]
         if mine:
             lists.append(
-                BrowseList(
-                    "outcome",
-                    f"Outcome: {label}",
-                    f"browse/outcome/{bucket}/",
-                    mine,
-                    key=bucket,
-                    label=label,
-                )
+                {
+                    "kind": "outcome",
+                    "key": bucket,
+                    "name": f"Outcome: {label}",
+                    "label": label,
+                    "url": f"browse/outcome/{bucket}/",
+                    "rows": mine,
+                }
             )
-    areas: dict[str, list[PaperRow]] = defaultdict(list)
+    areas: dict[str, list] = defaultdict(list)
     for r in rows:
-        areas[r.area or "No area given"].append(r)
+        areas[r["area"] or "No area given"].append(r)
     for area in sorted(areas, key=str.casefold):
         lists.append(
-            BrowseList(
-                "area",
-                f"Area: {area}",
-                f"browse/area/{slug(area)}/",
-                areas[area],
-                key=area,
-                label=area,
-            )
+            {
+                "kind": "area",
+                "key": area,
+                "name": f"Area: {area}",
+                "label": area,
+                "url": f"browse/area/{slug(area)}/",
+                "rows": areas[area],
+            }
         )
     return lists
 
 
-def falsifications_context(data: SiteData) -> FalsificationsPage:
+def falsifications_context(data: SiteData) -> dict[str, Any]:
     """Every falsified claim verdict, with or without an argument, and every claimed one."""
     table = stats(data.claim_folds, data.paper_folds)
     items = []
@@ -813,63 +801,58 @@ def falsifications_context(data: SiteData) -> FalsificationsPage:
                 else "not_falsified"
             )
             items.append(
-                FalsificationRow(
-                    paper=paper_id,
-                    title=data.papers[paper_id].paper.title,
-                    paper_url=paper_url(paper_id),
-                    claim=row.claim,
-                    claim_url=paper_url(paper_id) + "#" + row.claim,
-                    fold=folds.get(row.claim, "untested"),
-                    logbook=row.logbook,
-                    url=logbook_url(paper_id, row.logbook),
-                    contributor=row.contributor,
-                    person_url=person_url(str(row.contributor)),
-                    state=state,
-                    counted=bool(row.counted),
-                    argued=argued is not None,
-                    machine_verdict=row.machine_verdict,
-                )
+                {
+                    "paper": paper_id,
+                    "title": data.papers[paper_id].paper.title,
+                    "paper_url": paper_url(paper_id),
+                    "claim": row.claim,
+                    "claim_url": paper_url(paper_id) + "#" + row.claim,
+                    "fold": folds.get(row.claim, "untested"),
+                    "logbook": row.logbook,
+                    "url": logbook_url(paper_id, row.logbook),
+                    "contributor": row.contributor,
+                    "person_url": person_url(str(row.contributor)),
+                    "state": state,
+                    "counted": bool(row.counted),
+                    "argued": argued is not None,
+                    "machine_verdict": row.machine_verdict,
+                }
             )
         for f in claimed.values():  # an argument for a claim the judge never saw
             items.append(
-                FalsificationRow(
-                    paper=f.paper,
-                    title=f.title,
-                    paper_url=f.paper_url,
-                    claim=f.claim,
-                    claim_url=f.paper_url + "#" + f.claim,
-                    fold=folds.get(f.claim, "untested"),
-                    logbook=f.logbook,
-                    url=f.url,
-                    contributor=f.contributor,
-                    person_url=person_url(f.contributor),
-                    state=f.state,
-                    counted=False,
-                    argued=True,
-                    machine_verdict=f.machine_verdict,
-                )
+                {
+                    **vars(f),
+                    "claim_url": f.paper_url + "#" + f.claim,
+                    "fold": folds.get(f.claim, "untested"),
+                    "person_url": person_url(f.contributor),
+                    "state": f.state,
+                    "counted": False,
+                    "argued": True,
+                }
             )
-    falsified_claims = {(i.paper, i.claim) for i in items if i.fold in ("falsified", "contested")}
-    return FalsificationsPage(
-        items=items,
-        claims_falsified=table["claims"]["falsified"],
-        claims_contested=table["claims"]["contested"],
-        claims_listed=len(falsified_claims),
-        under_review=sum(1 for i in items if i.state == "under_review"),
-        confirmed=sum(1 for i in items if i.state == "confirmed"),
-    )
+    falsified_claims = {
+        (i["paper"], i["claim"]) for i in items if i["fold"] in ("falsified", "contested")
+    }
+    return {
+        "items": items,
+        "claims_falsified": table["claims"]["falsified"],
+        "claims_contested": table["claims"]["contested"],
+        "claims_listed": len(falsified_claims),
+        "under_review": sum(1 for i in items if i["state"] == "under_review"),
+        "confirmed": sum(1 for i in items if i["state"] == "confirmed"),
+    }
 
 
-def paper_feed_entries(data: SiteData, paper_id: str) -> list[VerdictEntry]:
+def paper_feed_entries(data: SiteData, paper_id: str) -> list[dict[str, Any]]:
     keys = [k for k in data.logbooks_of(paper_id) if k in data.verdicts]
     return [_entry(data, k, data.verdicts[k]) for k in keys][::-1]
 
 
-def feed_entries(data: SiteData) -> list[VerdictEntry]:
+def feed_entries(data: SiteData) -> list[dict[str, Any]]:
     return newest_verdicts(data, FEED_SIZE)
 
 
-def search_records(data: SiteData, people: list[Contributor]) -> list[Any]:
+def search_records(data: SiteData, people: list[dict[str, Any]]) -> list[Any]:
     """What the site search matches: each paper's title, authors, id, venue, area and claims;
     each contributor's handle."""
     from .search import Record
@@ -889,8 +872,8 @@ def search_records(data: SiteData, people: list[Contributor]) -> list[Any]:
         out.append(Record(paper_url(paper_id), meta.title, text, "paper"))
     for person in people:
         text = (
-            f"@{person.github}, contributor: {person.logbooks} logbooks on "
-            f"{person.papers} papers, score {person.score}."
+            f"@{person['github']}, contributor: {person['logbooks']} logbooks on "
+            f"{person['papers']} papers, score {person['score']}."
         )
-        out.append(Record(person.url, f"@{person.github}", text, "contributor"))
+        out.append(Record(person["url"], f"@{person['github']}", text, "contributor"))
     return out

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any
 
-from ..models import Claim, Logbook, Measurement, PaperMeta, Result, Review, VerdictFile, Votes
+from ..models import Claim, Logbook, PaperMeta, Result, Review, VerdictFile, Votes
 from .cite import PaperCitation
 
 
@@ -126,15 +126,6 @@ class PaperPage:
 
 
 @dataclass(frozen=True)
-class MeasurementRow:
-    """A measurement on a logbook's page: the number the logbook typed and the re-run's."""
-
-    m: Measurement
-    typed: float | None
-    rerun: float | None  # the number at its ``source`` in the re-run's outputs
-
-
-@dataclass(frozen=True)
 class ClaimResult:
     """One claim on a logbook's page: the logbook's result and its verdict."""
 
@@ -149,7 +140,7 @@ class ClaimResult:
     evidence: str | None
     flags: list[str]
     votes: Votes | None
-    measurements: list[MeasurementRow]
+    measurements: list[dict[str, Any]]
     sweep_rerun: list[tuple[Any, Any]] | None
     answer: Review | None = None  # the authors' latest answer on this falsification
 
@@ -194,183 +185,4 @@ class LogbookPage:
     run: RunView
     links: LogbookLinks
     commit: str | None
-    cite: VerdictCitation | None
-
-
-@dataclass(frozen=True)
-class VerdictCitation:
-    """A verdict as a reference: BibTeX and one line of plain text."""
-
-    bibtex: str
-    plain: str
-
-
-@dataclass(frozen=True)
-class VerdictEntry:
-    """A verdict as the home page's newest list and the Atom feeds show it (reviews applied)."""
-
-    paper: str
-    title: str
-    logbook: str
-    url: str
-    paper_url: str
-    contributor: str
-    person_url: str
-    judged_at: datetime
-    judge: str
-    counts: dict[str, int]  # verdict -> claims, every verdict present
-    labels: dict[str, str]  # verdict -> its words ("falsified, under review")
-    under_review: int
-    stale: bool
-    answer: Review | None  # the authors' latest answer on one of its falsifications
-    updated: datetime  # a feed entry is updated when the authors answer
-
-
-@dataclass(frozen=True)
-class BucketCount:
-    key: str
-    label: str
-    count: int
-    percent: float
-
-
-@dataclass(frozen=True)
-class HomePage:
-    """``index``: the headline table, counts and the newest verdicts."""
-
-    table: dict[str, Any]  # fold.stats: the shape ``reproaudit stats --json`` prints
-    buckets: list[BucketCount]
-    papers_total: int
-    logbooks_total: int
-    claims_total: int
-    newest: list[VerdictEntry]
-    claim_folds: list[str]
-    verdicts_total: int
-    stale_total: int
-
-
-class PapersIndex(TypedDict):
-    """``assets/papers-index.json``: one short array per paper, field names once."""
-
-    fields: list[str]
-    buckets: dict[str, str]
-    papers: list[list[str | int]]
-
-
-@dataclass(frozen=True)
-class PaperRow:
-    """A paper as a row of the static lists."""
-
-    id: str
-    title: str
-    url: str
-    bucket: str
-    outcome: str
-    area: str
-    authors: str
-    claims: int
-    logbooks: int
-    draft: bool
-
-
-@dataclass(frozen=True)
-class BrowseList:
-    """One static list (A-Z, an outcome, an area, the drafts) and its rows."""
-
-    kind: str  # a-z, drafts, outcome, area
-    name: str
-    url: str
-    rows: list[PaperRow]
-    key: str | None = None
-    label: str | None = None
-
-
-@dataclass(frozen=True)
-class Contributor:
-    """A contributor's credit, score and rank on the leaderboard."""
-
-    github: str
-    url: str
-    logbooks: int
-    papers: int
-    verified: int
-    falsified: int  # confirmed by a maintainer
-    under_review: int
-    toy: int
-    score: int
-    rank: int
-
-
-@dataclass(frozen=True)
-class PersonClaim:
-    claim: str
-    verdict: str
-    state: str | None
-    counted: bool
-
-
-@dataclass(frozen=True)
-class PersonLogbook:
-    """One of a contributor's logbooks, with its verdict per claim."""
-
-    paper: str
-    title: str
-    paper_url: str
-    logbook: str
-    url: str
-    judged_at: datetime | None
-    judge: str
-    stale: bool
-    claims: list[PersonClaim]
-
-
-@dataclass(frozen=True)
-class PersonPage:
-    """``people/<handle>/``: a contributor's credit and logbooks, newest first."""
-
-    person: Contributor
-    logbooks: list[PersonLogbook]
-
-
-@dataclass(frozen=True)
-class FalsificationRow:
-    """A falsified claim verdict, or a claimed falsification, on the falsifications list."""
-
-    paper: str
-    title: str
-    paper_url: str
-    claim: str
-    claim_url: str
-    fold: str
-    logbook: str
-    url: str
-    contributor: str
-    person_url: str
-    state: str  # under_review, confirmed, rejected, not_falsified
-    counted: bool
-    argued: bool  # a written argument (falsification:) backs it
-    machine_verdict: str | None
-
-
-@dataclass(frozen=True)
-class FalsificationsPage:
-    """``falsifications/``: every falsified claim verdict and its review state."""
-
-    items: list[FalsificationRow]
-    claims_falsified: int
-    claims_contested: int
-    claims_listed: int
-    under_review: int
-    confirmed: int
-
-
-@dataclass(frozen=True)
-class Pager:
-    """Where a page sits in a list split into pages."""
-
-    number: int
-    count: int
-    pages: list[str]  # the site path of every page
-    first: int  # its first and last row, from 1
-    last: int
-    total: int
+    cite: dict[str, str] | None

@@ -30,8 +30,7 @@ from . import ids, words
 from .charts import BUCKET_COLOURS, CHART_SIZE, buckets_chart, verdicts_over_time_chart
 from .chips import Chips
 from .cite import cite_paper, head_html
-from .data import Key, SiteData
-from .pages import Contributor, Pager
+from .data import SiteData
 
 
 @dataclass(frozen=True)
@@ -99,6 +98,9 @@ def _env() -> jinja2.Environment:
         MARKERS=words.MARKERS,
         MEANING=words.MEANING_URL,
         flag_label=words.flag_label,
+        u=_u,
+        absolute=_absolute_url,
+        chip=Chips(_u),
         PAGE_SIZE=PAGE_SIZE,
         CHART_W=CHART_SIZE[0] * 72,
         CHART_H=CHART_SIZE[1] * 72,
@@ -129,34 +131,29 @@ def relative(from_url: str, to: str) -> str:
     return link or "./"
 
 
-@dataclass(frozen=True)
-class Links:
-    """Links made on one page: ``u`` from the page at ``url`` to a site path, ``absolute``
-    to the site's address (``site``, or the domain root when unknown)."""
+_here = {"url": "", "site": ""}  # the page being rendered and the site's address
 
-    url: str
-    site: str
 
-    def u(self, to: str) -> str:
-        return relative(self.url, to)
+def _u(to: str) -> str:
+    """Templates' link helper: from the page being rendered to a site path."""
+    return relative(_here["url"], to)
 
-    def absolute(self, path: str) -> str:
-        return f"{self.site}/{path}" if self.site else f"/{path}"
+
+def _absolute_url(path: str) -> str:
+    return f"{_here['site']}/{path}" if _here["site"] else f"/{path}"
 
 
 def _absolute(data: SiteData) -> Callable[[str], str]:
-    return Links("", (data.site_url or "").rstrip("/")).absolute
+    base = (data.site_url or "").rstrip("/")
+    return lambda path: f"{base}/{path}" if base else f"/{path}"
 
 
 def render(template: str, src_uri: str, data: SiteData, **values: Any) -> str:
-    # the link helpers belong to the page, so they are passed with its values (no module
-    # state); templates that use them in macros import the macros with context
-    links = Links(page_url(src_uri), (data.site_url or "").rstrip("/"))
-    return (
-        _env()
-        .get_template(template)
-        .render(u=links.u, absolute=links.absolute, chip=Chips(links.u), **values)
-    )
+    # the link helpers are globals, not per-page variables, so templates import the macros
+    # without context and jinja evaluates them once, not once per page
+    _here["url"] = page_url(src_uri)
+    _here["site"] = (data.site_url or "").rstrip("/")
+    return _env().get_template(template).render(**values)
 
 
 @cache
@@ -201,14 +198,14 @@ def _paged(
         src = url + "index.md" if url else "index.md"
         if first_direct and number_ == 1:
             src = base.rstrip("/") + ".md"
-        pager = Pager(
-            number=number_,
-            count=len(chunks),
-            pages=[ctx.page_of(base, i) for i in range(1, len(chunks) + 1)],
-            first=(number_ - 1) * PAGE_SIZE + 1,
-            last=(number_ - 1) * PAGE_SIZE + len(chunk),
-            total=len(rows),
-        )
+        pager = {
+            "number": number_,
+            "count": len(chunks),
+            "pages": [ctx.page_of(base, i) for i in range(1, len(chunks) + 1)],
+            "first": (number_ - 1) * PAGE_SIZE + 1,
+            "last": (number_ - 1) * PAGE_SIZE + len(chunk),
+            "total": len(rows),
+        }
         heading = title if number_ == 1 else f"{title} (page {number_} of {len(chunks)})"
         html = render(template, src, data, rows=chunk, pager=pager, heading=heading, **values)
         shell = not (first_direct and number_ == 1)
@@ -228,8 +225,8 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
             site_name,
             render("home.html", "index.md", data, home=home, site_name=site_name),
             description=(
-                f"{number(home.papers_total)} papers, {number(home.claims_total)} claims, "
-                f"{number(home.logbooks_total)} reproduction logbooks, judged claim by claim."
+                f"{number(home['papers_total'])} papers, {number(home['claims_total'])} claims, "
+                f"{number(home['logbooks_total'])} reproduction logbooks, judged claim by claim."
             ),
         ),
         Page(
@@ -245,8 +242,8 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
                     {p.paper.tags.area for p in data.papers.values() if p.paper.tags.area}
                 ),
                 lists=lists,
-                first=lists[0].rows[:PAGE_SIZE],
-                more=len(lists[0].rows) > PAGE_SIZE,
+                first=lists[0]["rows"][:PAGE_SIZE],
+                more=len(lists[0]["rows"]) > PAGE_SIZE,
             ),
             description=f"All {number(len(data.papers))} papers: filter by outcome and area, "
             "sort, search; static lists work without JavaScript.",
@@ -304,12 +301,12 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
         )
     for item in lists:
         out += _paged(
-            item.url,
-            item.name,
-            item.rows,
+            item["url"],
+            item["name"],
+            item["rows"],
             "browse.html",
             data,
-            f"{item.name}: {number(len(item.rows))} papers.",
+            f"{item['name']}: {number(len(item['rows']))} papers.",
             lists=lists,
             current=item,
         )
@@ -326,23 +323,23 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
     out += _paged(
         "falsifications/",
         "Falsifications",
-        falsified.items,
+        falsified["items"],
         "falsifications.html",
         data,
-        f"{number(len(falsified.items))} falsified claim verdicts and their review state.",
+        f"{number(len(falsified['items']))} falsified claim verdicts and their review state.",
         first_direct=True,
         f=falsified,
     )
     keys_of = ctx.logbooks_by_person(data)
     for person in people:
-        src = person.url + "index.md"
+        src = person["url"] + "index.md"
         out.append(
             Page(
                 src,
-                f"@{person.github}",
-                partial(_person_html, data, src, person, keys_of[person.github.lower()]),
-                description=f"@{person.github}: {person.logbooks} logbooks, "
-                f"score {person.score}, rank {person.rank}.",
+                f"@{person['github']}",
+                partial(_person_html, data, src, person, keys_of[person["github"].lower()]),
+                description=f"@{person['github']}: {person['logbooks']} logbooks, "
+                f"score {person['score']}, rank {person['rank']}.",
                 shell=True,
             )
         )
@@ -387,7 +384,7 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
     return out
 
 
-def _person_html(data: SiteData, src: str, person: Contributor, keys: list[Key]) -> str:
+def _person_html(data: SiteData, src: str, person: dict, keys: list) -> str:
     return render("person.html", src, data, c=ctx.person_context(data, person, keys))
 
 
@@ -408,7 +405,7 @@ def id_entries(data: SiteData) -> list[ids.IdEntry]:
         logbooks = [
             (k[0], k[1], book.logbook.contributor.github) for k, book in data.logbooks.items()
         ]
-        people = [person.github for person in ctx.contributors_context(data)]
+        people = [person["github"] for person in ctx.contributors_context(data)]
         urls: dict[str, Callable[..., str]] = {
             "paper": ctx.paper_url,
             "logbook": ctx.logbook_url,
@@ -500,7 +497,7 @@ def atom_feed(data: SiteData, site_name: str, paper_id: str | None = None) -> by
         entries = ctx.paper_feed_entries(data, paper_id)
         title = f"{site_name}: verdicts on {data.papers[paper_id].paper.title}"
         path, home = ctx.paper_feed_path(paper_id), ctx.paper_url(paper_id)
-    updated = max((e.updated for e in entries), default=data.generated_at)
+    updated = max((e["updated"] for e in entries), default=data.generated_at)
 
     def sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
         node = ET.SubElement(parent, f"{{{ns}}}{tag}", attrs)
@@ -517,15 +514,15 @@ def atom_feed(data: SiteData, site_name: str, paper_id: str | None = None) -> by
     sub(author, "name", site_name)
     for e in entries:
         entry = sub(feed, "entry")
-        counts = ", ".join(f"{n} {e.labels[v]}" for v, n in e.counts.items() if n)
-        sub(entry, "title", f"{e.title}: logbook {e.logbook} ({counts})")
-        sub(entry, "id", f"urn:reproaudit:{e.paper}:{e.logbook}:{_iso(e.judged_at)}")
-        sub(entry, "updated", _iso(e.updated))
-        sub(entry, "link", href=absolute(e.url))
+        counts = ", ".join(f"{n} {e['labels'][v]}" for v, n in e["counts"].items() if n)
+        sub(entry, "title", f"{e['title']}: logbook {e['logbook']} ({counts})")
+        sub(entry, "id", f"urn:reproaudit:{e['paper']}:{e['logbook']}:{_iso(e['judged_at'])}")
+        sub(entry, "updated", _iso(e["updated"]))
+        sub(entry, "link", href=absolute(e["url"]))
         entry_author = sub(entry, "author")
-        sub(entry_author, "name", e.contributor)
-        summary = f"Judged {counts} for {e.title} ({e.paper}) by {e.judge}."
-        answer = e.answer
+        sub(entry_author, "name", e["contributor"])
+        summary = f"Judged {counts} for {e['title']} ({e['paper']}) by {e['judge']}."
+        answer = e["answer"]
         if answer is not None:
             phrase = words.AUTHOR_ANSWERS[answer.stance]
             fix = f" (the fix: {answer.link})" if answer.stance == "fixed" and answer.link else ""
