@@ -4,14 +4,19 @@
   literal, never an unknown name), and every registered code is documented;
 - the package has no import cycle between its modules, counting imports inside functions
   and those made only for type checking (a circle a checker follows is still a circle);
-- no command catches errors by hand: the one handler is at the click group.
+- no command catches errors by hand: the one handler is at the click group;
+- no module keeps mutable state at its top level, and only the command line sets
+  process-wide state;
+- the README's map of the code names every module.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from types import MappingProxyType
 
 import reproaudit.problems as P
 from reproaudit.problems import CODES
@@ -206,22 +211,279 @@ def test_commands_catch_no_errors_by_hand() -> None:
     assert offenders == []
 
 
-GLOBAL_STATE = (
-    "Path.cwd(",
-    "os.environ.setdefault(",
-    "matplotlib.use(",
-    "rcParams[",
-    "rcParams.update(",
+# --- state that outlives a call ------------------------------------------------------------
+
+# Calls that change the whole process: only the command line may make them.
+PROCESS_WIDE = frozenset(
+    {"Path.cwd", "os.getcwd", "os.chdir", "os.environ.setdefault", "matplotlib.use"}
+)
+# Values that can be changed in place, when a module binds one at its top level.
+MUTABLE_FACTORIES = frozenset(
+    {
+        "dict", "list", "set", "bytearray", "defaultdict", "OrderedDict", "Counter", "deque",
+        "ChainMap", "SimpleNamespace", "WeakKeyDictionary", "WeakValueDictionary", "WeakSet",
+    }
+)  # fmt: skip
+MUTATORS = frozenset(
+    {
+        "append", "extend", "insert", "pop", "popitem", "popleft", "remove", "clear", "update",
+        "setdefault", "add", "discard", "sort", "reverse", "appendleft", "extendleft", "rotate",
+        "difference_update", "intersection_update", "symmetric_difference_update",
+        "__setitem__", "__delitem__",
+    }
+)  # fmt: skip
+# module:name -> why it may be global. Keep it short: each entry is a reviewed exception.
+ALLOWED_GLOBALS = MappingProxyType(
+    {
+        "problems.py:CODES": "the problem-code registry: filled by _code() while the module "
+        "is imported, only read afterwards",
+        "ci/commands.py:HANDLERS": "the slash-command registry: filled by @handler while the "
+        "module is imported, only read afterwards",
+    }
 )
 
 
-def test_the_library_changes_no_global_state() -> None:
-    """Only the command line knows the working folder; no module sets process-wide state."""
-    found = [
-        f"{path.relative_to(PACKAGE)}:{n}: {line.strip()}"
-        for path in sorted(PACKAGE.rglob("*.py"))
-        if "cli" not in path.relative_to(PACKAGE).parts
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-        if any(call in line for call in GLOBAL_STATE)
+def _is_mutable(value: ast.expr) -> bool:
+    if isinstance(value, ast.List | ast.Dict | ast.Set | ast.ListComp | ast.DictComp | ast.SetComp):
+        return True
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+    return name in MUTABLE_FACTORIES
+
+
+def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements run at import: the module's, and those inside its top-level if/try."""
+    for node in body:
+        if isinstance(node, ast.If | ast.Try):
+            handlers = [s for h in getattr(node, "handlers", []) for s in h.body]
+            yield from _top_level(
+                [*node.body, *handlers, *node.orelse, *getattr(node, "finalbody", [])]
+            )
+        else:
+            yield node
+
+
+def mutable_globals(module: ast.Module) -> Iterator[tuple[str, int]]:
+    """(name, line) of each top-level name bound to a mutable value (dunders aside)."""
+    for node in _top_level(module.body):
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if _is_mutable(value):
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name) and not name.id.startswith("__"):
+                        yield name.id, node.lineno
+
+
+def _named(node: ast.expr) -> str | None:
+    """The name an object is reached by: ``x`` in ``x[k]``, ``NAME`` in ``module.NAME``."""
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else None
+
+
+def mutations(module: ast.Module) -> Iterator[tuple[str, int, str]]:
+    """(name, line, how) of every in-place change: ``x[k] = v``, ``del x[k]``, ``x.attr = v``,
+    ``x += y``, ``x.append(...)`` and the like, and every ``global x``."""
+    for node in ast.walk(module):
+        if isinstance(node, ast.Global):
+            for name in node.names:
+                yield name, node.lineno, f"rebound: global {name}"
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign | ast.Delete):
+            targets = node.targets
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, ast.Subscript | ast.Attribute) and (name := _named(target.value)):
+                yield name, node.lineno, f"set: {ast.unparse(target)}"
+            elif isinstance(node, ast.AugAssign) and isinstance(target, ast.Name):
+                yield target.id, node.lineno, f"changed: {ast.unparse(node)}"
+        func = node.func if isinstance(node, ast.Call) else None
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in MUTATORS
+            and (name := _named(func.value))
+        ):
+            yield name, node.lineno, f"changed: {ast.unparse(func)}(...)"
+
+
+def global_state(modules: dict[str, ast.Module]) -> dict[str, str]:
+    """``module:name`` -> why, for each top-level mutable value that is not a constant:
+    named in lower case, or changed anywhere in ``modules`` (by its name, through an
+    import or an attribute). A ``global`` statement counts as a change of its name."""
+    changed: dict[str, str] = {}
+    for rel, module in modules.items():
+        for name, line, how in mutations(module):
+            changed.setdefault(name, f"{rel}:{line}: {how}")
+    found = {}
+    for rel, module in modules.items():
+        bound = dict(mutable_globals(module))
+        for name, line in bound.items():
+            if not name.lstrip("_").isupper():
+                found[f"{rel}:{name}"] = f"line {line}: mutable and not named as a constant"
+            elif name in changed:
+                found[f"{rel}:{name}"] = f"line {line}: a constant changed at {changed[name]}"
+        for name, line, how in mutations(module):
+            if how.startswith("rebound") and name not in bound:
+                found.setdefault(f"{rel}:{name}", f"line {line}: {how}")
+    return found
+
+
+def test_no_module_holds_state_that_outlives_a_call() -> None:
+    """Module-level values are constants: a page, a run or a request never leaves state
+    behind for the next one. Exceptions are listed, with their reason, in ALLOWED_GLOBALS."""
+    modules = {str(path.relative_to(PACKAGE)): tree(path) for path in SOURCES}
+    found = global_state(modules)
+    unexpected = [
+        f"{key}: {why}" for key, why in sorted(found.items()) if key not in ALLOWED_GLOBALS
     ]
-    assert found == [], "global state in the library:\n" + "\n".join(found)
+    assert unexpected == [], "module-level mutable state:\n" + "\n".join(unexpected)
+    stale = sorted(set(ALLOWED_GLOBALS) - set(found))
+    assert stale == [], f"ALLOWED_GLOBALS names what is no longer global state: {stale}"
+
+
+SAMPLE = {
+    "render.py": """
+import re
+from collections import defaultdict
+from types import MappingProxyType
+from typing import Final
+
+_here = {"url": ""}  # the page being rendered, overwritten per page
+def render(src): _here["url"] = src
+CACHE = {}  # named as a constant, but filled at run time
+def remember(key, value): CACHE[key] = value
+SEEN = set()  # changed from another module
+PENDING = [n for n in range(3)]  # changed through an attribute
+rows = list()
+table = defaultdict(list)
+if True:
+    _nested = []
+counter = 0  # immutable, but rebound
+def bump():
+    global counter
+    counter += 1
+COLUMNS = ["paper", "claim"]  # a list nobody changes: a constant
+SIZES: Final = MappingProxyType({"a": 1})
+NAMES = ("a", "b")
+KINDS = frozenset({"x"})
+PATTERN = re.compile("x")
+__all__ = ["render"]
+""",
+    "other.py": """
+from . import render
+from .render import SEEN
+
+def visit(x):
+    SEEN.add(x)
+    render.PENDING.append(x)
+    local = {}
+    local["k"] = x  # a local: not global state
+""",
+}
+
+
+def test_the_state_rule_finds_each_kind_of_module_state_and_spares_constants() -> None:
+    found = global_state({rel: ast.parse(text) for rel, text in SAMPLE.items()})
+    assert sorted(found) == [
+        "render.py:CACHE",
+        "render.py:PENDING",
+        "render.py:SEEN",
+        "render.py:_here",
+        "render.py:_nested",
+        "render.py:counter",
+        "render.py:rows",
+        "render.py:table",
+    ]
+    assert found["render.py:_here"] == "line 7: mutable and not named as a constant"
+    assert found["render.py:CACHE"] == "line 9: a constant changed at render.py:10: set: CACHE[key]"
+    assert found["render.py:SEEN"].endswith("other.py:6: changed: SEEN.add(...)")
+    assert found["render.py:PENDING"].endswith("other.py:7: changed: render.PENDING.append(...)")
+    assert found["render.py:counter"] == "line 19: rebound: global counter"
+
+
+def test_the_library_changes_no_process_wide_state() -> None:
+    """Only the command line knows the working folder; no module sets process-wide state
+    (matplotlib's backend and rcParams, the environment)."""
+    found = []
+    for path in SOURCES:
+        if "cli" in path.relative_to(PACKAGE).parts:
+            continue
+        for node in ast.walk(tree(path)):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) in PROCESS_WIDE:
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {ast.unparse(node)}")
+            if isinstance(node, ast.Subscript | ast.Attribute) and "rcParams" in ast.unparse(node):
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {ast.unparse(node)}")
+    assert found == [], "process-wide state in the library:\n" + "\n".join(found)
+
+
+# --- the README's map of the code -----------------------------------------------------------
+
+
+def readme_map(readme: str) -> set[str]:
+    """The package paths the README's "Where things live in the code" table names.
+
+    A name with a slash is a path from the package (``judge/rules.py``, ``site/``); a bare
+    one (``spec.py``) is in the folder whose parentheses hold it (``reproduce/`` (...)), or
+    at the top of the package.
+    """
+    section = readme.split("### Where things live in the code", 1)[1].split("\n## ", 1)[0]
+    named = set()
+    for row in section.splitlines():
+        if not row.startswith("|"):
+            continue
+        folders = [""]  # the folder of each open parenthesis
+        last = ""
+        for token in re.finditer(r"`([^`]+)`|\(|\)", row):
+            name = token[1]
+            if name is not None:
+                named.add(name if "/" in name else folders[-1] + name)
+            elif token[0] == "(":
+                folders.append(last if last.endswith("/") else folders[-1])
+            elif len(folders) > 1:
+                folders.pop()
+            last = name or ""
+    return named
+
+
+def test_the_readme_map_names_every_module_and_package() -> None:
+    """The "where things live" table stays a one-step index of the package: each module and
+    subpackage is on a row, and each module a row names exists."""
+    named = readme_map((PACKAGE.parents[1] / "README.md").read_text(encoding="utf-8"))
+    modules = {
+        path.relative_to(PACKAGE).as_posix()
+        for path in SOURCES
+        if not path.name.startswith("__")  # a package's __init__ is named by its folder
+    }
+    packages = {f"{p.parent.relative_to(PACKAGE).as_posix()}/" for p in SOURCES}
+    packages.discard("./")
+    missing = sorted(modules - named) + sorted(
+        pkg for pkg in packages if not any(n.startswith(pkg) for n in named)
+    )
+    assert missing == [], f"the README's map of the code does not name {missing}"
+    gone = sorted(n for n in named if n.endswith(".py") and n not in modules)
+    assert gone == [], f"the README's map names modules that do not exist: {gone}"
+
+
+def test_the_map_reads_folders_and_bare_names() -> None:
+    readme = (
+        "### Where things live in the code\n\n| to change | open | job |\n|---|---|---|\n"
+        "| a | `reproduce/` (`spec.py` what, `runner.py` (with `bundle.py`)), `fold.py` | x |\n"
+        "| b | `judge/run.py` (HTML), `boundedjson.py` | y |\n\n## Next\n| c | `late.py` | z |\n"
+    )
+    assert readme_map(readme) == {
+        "reproduce/",
+        "reproduce/spec.py",
+        "reproduce/runner.py",
+        "reproduce/bundle.py",
+        "fold.py",
+        "judge/run.py",
+        "boundedjson.py",
+    }

@@ -68,7 +68,9 @@ def pointer_problems(corpus: Corpus, rel: str, book: Logbook, outputs: Any) -> l
     doc = corpus.load(path, keep_doc=True).doc
     out = []
     for i, result in enumerate(book.results):
-        sources = [(("measurements", j), m.source) for j, m in enumerate(result.measurements)]
+        sources: list[tuple[tuple[str | int, ...], str | None]] = [
+            (("measurements", j), m.source) for j, m in enumerate(result.measurements)
+        ]
         if result.sweep is not None:
             sources.append((("sweep",), result.sweep.source))
         for where, source in sources:
@@ -117,7 +119,7 @@ def check_logbook(
         wanted = (
             rerun
             if rerun is not None
-            else bool(runnable and book.reproduce and book.reproduce.hardware == "cpu")
+            else bool(runnable and book and book.reproduce and book.reproduce.hardware == "cpu")
         )
         with tempfile.TemporaryDirectory(prefix="reproaudit-check-") as tmp:
             reruns = Path(tmp) / layout.RERUNS_DIR
@@ -160,9 +162,8 @@ def check_logbook(
     )
     local = None
     if record is not None:
-        local = LocalRerun(
-            record.status, record.exit_code, record.duration_s, record.log_tail, record.sandbox
-        )
+        run = record.record
+        local = LocalRerun(run.status, run.exit_code, run.duration_s, run.log_tail, run.sandbox)
     plans = [plan_for(paper_id, logbook_id, book)] if report.ok and book is not None else []
     paper = corpus.paper(paper_id) if book is not None else None
     empty = len(empty_claims(paper, book)) if paper is not None and book is not None else None

@@ -201,9 +201,13 @@ def stats_from_buckets(buckets: dict[str, int], claims: dict[str, int] | None = 
 
 
 def stats(claims: pd.DataFrame, papers: pd.DataFrame) -> dict:
-    buckets = papers["bucket"].value_counts().to_dict() if not papers.empty else {}
-    folds = claims["fold"].value_counts().to_dict() if not claims.empty else {}
-    return stats_from_buckets(buckets, folds)
+    return stats_from_buckets(_counts(papers, "bucket"), _counts(claims, "fold"))
+
+
+def _counts(table: pd.DataFrame, column: str) -> dict[str, int]:
+    if table.empty:
+        return {}
+    return {str(k): int(n) for k, n in table[column].value_counts().items()}
 
 
 def format_stats(table: dict) -> str:

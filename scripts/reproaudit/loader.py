@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -44,6 +44,7 @@ from .problems import Problem
 try:  # libyaml's C parser is several times faster; fall back to pure Python.
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    # a different class under the same name: both parse the same way
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 MAX_DATA_BYTES = 1024 * 1024  # one paper, logbook or verdict file
@@ -251,7 +252,7 @@ def _scalar(event: yaml.ScalarEvent, rel: str) -> Any:
     try:
         if tag in _CONVERT:
             return _CONVERT[tag](event.value)
-        node = ScalarNode(tag, event.value, event.start_mark, event.end_mark)
+        node = ScalarNode(tag, event.value)  # the marks are not needed to read a timestamp
         return _constructor.construct_yaml_timestamp(node)
     except (ValueError, yaml.YAMLError) as exc:
         raise _fail(
@@ -284,7 +285,8 @@ def _build(text: str, rel: str) -> Document:
     key_line = 0
     try:
         while True:
-            event = get_event()
+            # Any: the branches below test ``type(event) is ...``, which mypy does not narrow
+            event: Any = get_event()
             kind = type(event)
             if kind is _ScalarEvent or kind is _MappingStart or kind is _SequenceStart:
                 if event.anchor is not None:
@@ -416,14 +418,14 @@ def parse_document(text: str, rel: str) -> Document:
     return doc
 
 
-_KNOWN_FIELDS: set[str] | None = None
+@cache
+def _known_fields() -> tuple[str, ...]:
+    """Every field name of the data files, computed on the first unknown field."""
+    return tuple(sorted(field_names()))
 
 
 def _did_you_mean(name: Any) -> str | None:
-    global _KNOWN_FIELDS
-    if _KNOWN_FIELDS is None:
-        _KNOWN_FIELDS = field_names()
-    close = difflib.get_close_matches(str(name), sorted(_KNOWN_FIELDS), n=1, cutoff=0.75)
+    close = difflib.get_close_matches(str(name), _known_fields(), n=1, cutoff=0.75)
     return f"did you mean {close[0]!r}?" if close else f"remove it; {P.FIELD_REFERENCE}"
 
 

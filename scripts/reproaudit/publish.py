@@ -99,8 +99,8 @@ def _publish(
 ) -> str:
     frame = corpus_frame(root)
     write_export(frame, folder, FORMATS)
-    buckets = frame.drop_duplicates("paper")["paper_bucket"].value_counts().to_dict()
-    table = stats_from_buckets({k: v for k, v in buckets.items() if k != "untested"})
+    buckets = frame.drop_duplicates("paper")["paper_bucket"].value_counts()
+    table = stats_from_buckets({str(k): int(n) for k, n in buckets.items() if k != "untested"})
     atomic_write(
         folder / "README.md", dataset_card(repo_id, len(frame), frame["paper"].nunique(), table)
     )

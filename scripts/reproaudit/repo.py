@@ -175,11 +175,10 @@ class Corpus:
     def blob(self, path: Path, limit: int | None = None) -> Blob | None:
         """A non-data file (write-up, re-run record), read once and cached by path."""
         path = Path(path)
-        cached = self._blobs.get(path, False)
-        if cached is not False and (
-            cached is None or cached.complete or (limit is not None and len(cached.raw) > limit)
-        ):
-            return cached
+        if path in self._blobs:
+            cached = self._blobs[path]
+            if cached is None or cached.complete or (limit is not None and len(cached.raw) > limit):
+                return cached
         try:
             blob = read_blob(path, limit, self.root)
         except InputError as exc:  # a link or special file: never read, remembered

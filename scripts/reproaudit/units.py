@@ -39,7 +39,7 @@ _IRREGULAR_PLURALS = {"trajectory": "trajectories", "query": "queries"}
 def registry() -> Any:
     import pint
 
-    ureg = pint.UnitRegistry()
+    ureg: pint.UnitRegistry = pint.UnitRegistry()
     for name in COUNT_UNITS:
         plural = _IRREGULAR_PLURALS.get(name)
         ureg.define(f"{name} = [{name}]" + (f" = _ = {plural}" if plural else ""))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -101,12 +101,13 @@ def check_file(corpus: Corpus, path: DataPath) -> list[Problem]:
     def problem(code: str, loc: tuple, message: str, hint: str | None = None) -> Problem:
         return Problem(code, path.rel, doc.line_of(loc), _field(loc), message, hint)
 
-    checker = {
+    checkers: dict[str, Callable[..., list[Problem]]] = {
         "paper": _check_paper,
         "logbook": _check_logbook,
         "verdict": _check_verdict,
         "reviews": _check_reviews,
-    }[path.kind]
+    }
+    checker = checkers[path.kind]
     return checker(corpus, path, loaded.model, problem)
 
 
@@ -251,9 +252,9 @@ def _check_logbook(corpus: Corpus, path: DataPath, book: Logbook, problem) -> li
         paper = corpus.paper(folder)
     for i, result in enumerate(book.results):
         for j, m in enumerate(result.measurements):
-            if m.per is None and (hint := P.per_hint(m.unit)):
+            if m.per is None and (per_hint := P.per_hint(m.unit)):
                 loc = ("results", i, "measurements", j, "unit")
-                out.append(_carries_per(problem, loc, m.unit, hint))
+                out.append(_carries_per(problem, loc, m.unit, per_hint))
     if paper is not None:
         have = paper.claims_version
         if meta.claims_version > have:
@@ -360,7 +361,7 @@ def _inputs_unchanged(corpus: Corpus, verdict: VerdictFile) -> bool:
 
 
 def _check_reviews(corpus: Corpus, path: DataPath, reviews: ReviewsFile, problem) -> list[Problem]:
-    out = []
+    out: list[Problem] = []
     folder = path.key[0]
     paper = _paper_or_problem(corpus, folder, (), problem, out)
     for i, review in enumerate(reviews.reviews):

@@ -719,6 +719,7 @@ def handle_comment(
     if offline:
         from .offline import LocalGitHub
 
+        # LocalGitHub is a stand-in with GitHub's methods, not a subclass
         return dispatch(data, LocalGitHub(data, repo_dir, base), repo_dir, dry_run=True)  # type: ignore[arg-type]
     github = GitHub.from_env(read_only=dry_run)
     outcome = dispatch(data, github, repo_dir, dry_run=dry_run)

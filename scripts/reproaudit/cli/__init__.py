@@ -122,4 +122,4 @@ for _family in (data, judging, site, ci, tools, onboard):
         cli.add_command(_command)
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    main()

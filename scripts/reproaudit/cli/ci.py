@@ -183,6 +183,7 @@ def ci_report(
     if not post:
         click.echo(render_comment(checked), nl=False)
         return
+    assert repo_name is not None  # --post without it was refused above
     result = publish_report(checked, github=github, repo=repo_name, repo_dir=git_dir)
     click.echo(
         f"{'updated' if result['updated'] else 'posted'} the report on PR {checked.pr} "

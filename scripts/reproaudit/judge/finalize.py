@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..models import FLAGS, ClaimVerdict, Result
+from ..models import FLAGS, ClaimVerdict, Flag, Result
 
 DECIDED = ("verified", "falsified", "toy")
 WOULD = {"verified": "verify", "falsified": "falsify", "toy": "give toy"}
@@ -45,7 +45,7 @@ class ClaimFacts:
     rerun_hardware: str | None = None  # what the re-run ran (or would run) on; None: unknown
 
 
-def _flags(flags: list[str], *more: str) -> list[str]:
+def _flags(flags: list[Flag], *more: Flag) -> list[Flag]:
     return sorted(set(flags) | set(more), key=FLAGS.index)
 
 

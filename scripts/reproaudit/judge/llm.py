@@ -143,13 +143,13 @@ def _json_body(text: str | None) -> Any:
         raise ReplyError(f"reply is not JSON: {str(exc)[:200]}") from None
 
 
-def parse_reply(text: str | None, claim_ids: list[str]) -> dict[str, tuple[str, str]]:
+def parse_reply(text: str | None, claim_ids: list[str]) -> dict[str, tuple[VerdictValue, str]]:
     """Validate a reply; return claim -> (verdict, evidence) for the claims asked about."""
     try:
         reply = _Reply.model_validate(_json_body(text))
     except ValidationError as exc:
         raise ReplyError(f"reply is not valid judge JSON: {str(exc)[:200]}") from None
-    out: dict[str, tuple[str, str]] = {}
+    out: dict[str, tuple[VerdictValue, str]] = {}
     for item in reply.claims:
         if item.claim in claim_ids and item.claim not in out:
             out[item.claim] = (item.verdict, item.evidence.strip()[:1000])
@@ -335,7 +335,7 @@ def quorum(samples: int) -> int:
     return samples // 2 + 1
 
 
-def majority(votes: Counter[str]) -> str:
+def majority(votes: Counter[VerdictValue]) -> VerdictValue:
     """The verdict with more than half of the answers given, else ``inconclusive``."""
     answered = sum(votes.values())
     if not answered:
@@ -348,7 +348,7 @@ def merge_llm(
     claim: Claim,
     proposal: ClaimVerdict,
     rules_verdict: str,
-    votes: Counter[str],
+    votes: Counter[VerdictValue],
     evidence: dict[str, str],
     samples: int,
     failure: str | None = None,
@@ -361,7 +361,8 @@ def merge_llm(
     flags = list(proposal.flags)
     verdict, text = proposal.verdict, proposal.evidence or ""
     answered = sum(votes.values())
-    counted = Votes(**{v: votes.get(v, 0) for v in VERDICTS})
+    counts: dict[str, int] = {v: n for v, n in votes.items()}
+    counted = Votes(**{v: counts.get(v, 0) for v in VERDICTS})
     decided = False
     if answered < quorum(samples):
         flags.append("llm_failed")
@@ -469,15 +470,16 @@ class LlmJudge:
             )
             return self._failed(case, proposals, facts, finals, failure, usage)
         claim_ids = [c.id for c in case.paper.claims]
-        votes: dict[str, Counter[str]] = {c: Counter() for c in claim_ids}
+        votes: dict[str, Counter[VerdictValue]] = {c: Counter() for c in claim_ids}
         evidence: dict[str, dict[str, str]] = {c: {} for c in claim_ids}
         prompt = build_prompt(case, finals, texts[0])
-        answered, failure = 0, None
+        answered = 0
+        last_error: str | None = None
         for _ in range(self.samples):
             reply, used, error = self._sample(prompt, claim_ids, halt)
             usage = _add(usage, used)
             if reply is None:
-                failure = error
+                last_error = error
                 continue
             answered += 1
             for claim_id, (verdict, text) in reply.items():
@@ -496,7 +498,7 @@ class LlmJudge:
                 votes[claim.id],
                 evidence[claim.id],
                 self.samples,
-                failure,
+                last_error,
             )
             claims.append(finalize(merged, facts[claim.id], rules=proposal, llm_decided=decided))
         return CaseResult(claims, usage, answered)
@@ -573,7 +575,7 @@ class LlmJudge:
 
     def _sample(
         self, prompt: Prompt, claim_ids: list[str], halt: Halt
-    ) -> tuple[dict[str, tuple[str, str]] | None, Answer, str | None]:
+    ) -> tuple[dict[str, tuple[VerdictValue, str]] | None, Answer, str | None]:
         """One vote: up to PARSE_ATTEMPTS requests until a reply validates."""
         total = Answer(None, 0)
         error = None

@@ -93,10 +93,10 @@ def bound_reads(client: httpx.Client) -> None:
             continue
         pool = getattr(transport, "_pool", None)
         backend = getattr(pool, "_network_backend", None)
-        if backend is None:
+        if pool is None or backend is None:
             raise RuntimeError(f"cannot bound reads of {type(transport).__name__}: httpx changed")
         if not isinstance(backend, _BoundedBackend):
-            pool._network_backend = _BoundedBackend(backend)  # type: ignore[union-attr]
+            pool._network_backend = _BoundedBackend(backend)
 
 
 @contextlib.contextmanager

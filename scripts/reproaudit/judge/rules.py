@@ -297,12 +297,12 @@ def _judge_bounded(claim: Claim, target: Target, points: list[Point], j: Judgeme
     bound = target.value
     over = [p for p in points if bound is not None and not _passes("at_most", p.value, bound, tol)]
     fit = growth_test(points, tol)
-    placed = [p for p in points if p.at is not None]
+    placed = [(p.at, p.value) for p in points if p.at is not None]
     sweep = ""
     if placed:
-        ends = " -> ".join(f"{p.value:.4g}" for p in (placed[0], placed[-1]))
-        sweep = f"{parameter} = {number(placed[0].at)}..{number(placed[-1].at)}, "
-        sweep += f"{target.metric} {ends}: "
+        (first_at, first), (last_at, last) = placed[0], placed[-1]
+        sweep = f"{parameter} = {number(first_at)}..{number(last_at)}, "
+        sweep += f"{target.metric} {first:.4g} -> {last:.4g}: "
     if fit is not None and fit.grows:
         best = fit.shown
         j.verdict = "falsified"
@@ -311,7 +311,7 @@ def _judge_bounded(claim: Claim, target: Target, points: list[Point], j: Judgeme
             f"{sweep}grows {PHRASE[best.form].format(p=parameter)} ({describe_fit(best, parameter)}"
             f"; significant: t > {T_THRESHOLD:g} and rise > tolerance {tol:.4g})"
         )
-    if over:
+    if over and bound is not None:  # ``over`` is empty without a bound
         worst = max(over, key=lambda p: p.value)
         digits = _digits("at_most", [worst.value], bound, tol)
         where = f" at {parameter}={number(worst.at)}" if worst.at is not None else ""

@@ -80,7 +80,7 @@ class Throttle:
 
     def answered(self) -> None:
         with self._cond:
-            self._throttled_since: float | None = None  # the first 429 since the last answer
+            self._throttled_since = None
             if self.limit is None:
                 return
             self._answers += 1

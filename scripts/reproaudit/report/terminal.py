@@ -93,7 +93,12 @@ def render_terminal(report: Report, *, colour: bool = False) -> str:
             "",
             *wrap(f"No re-run: these verdicts are provisional ({PENDING}). {NO_RERUN} {how}", ""),
         ]
-    elif report.verdicts and report.pending and report.rerun.status == "passed":
+    elif (
+        report.verdicts
+        and report.pending
+        and report.rerun is not None
+        and report.rerun.status == "passed"
+    ):
         lines += ["", *wrap(f"{PENDING}: {LOCAL_RERUN}", "")]
     if report.rerun is not None:
         lines += ["", rerun_line(report.rerun).replace("`", "")]

@@ -51,10 +51,20 @@ FLAVORS: dict[str, str] = {
 class JobsApi(Protocol):
     """The part of ``huggingface_hub.HfApi`` this backend calls (a stand-in fits too)."""
 
-    def run_job(self, **kwargs: Any) -> Any: ...
-    def inspect_job(self, **kwargs: Any) -> Any: ...
-    def fetch_job_logs(self, **kwargs: Any) -> Iterable[str]: ...
-    def cancel_job(self, **kwargs: Any) -> None: ...
+    def run_job(
+        self,
+        *,
+        image: str,
+        command: list[str],
+        env: dict[str, Any] | None = ...,
+        flavor: str | None = ...,
+        timeout: int | float | str | None = ...,
+        namespace: str | None = ...,
+        labels: dict[str, str] | None = ...,
+    ) -> Any: ...
+    def inspect_job(self, *, job_id: str, namespace: str | None = ...) -> Any: ...
+    def fetch_job_logs(self, *, job_id: str, namespace: str | None = ...) -> Iterable[str]: ...
+    def cancel_job(self, *, job_id: str, namespace: str | None = ...) -> None: ...
     def whoami(self) -> dict[str, Any]: ...
 
 
@@ -215,6 +225,7 @@ def run_hf_jobs(
         notes.append(f"could not read the job logs: {exc}")
     stage = _stage(info)
     message = getattr(getattr(info, "status", None), "message", None)
+    status: Status
     if waited_out:
         status, code, why = "timeout", None, None
     else:

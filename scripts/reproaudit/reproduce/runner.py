@@ -43,6 +43,7 @@ import tarfile
 import tempfile
 import time
 import urllib.request
+from typing import Any
 
 try:  # inside the package; in a job the bundle defines these names above this file
     from .confine import inside
@@ -297,7 +298,7 @@ def main(args: list) -> int:
     except (OSError, RuntimeError) as exc:
         note(f"refused to run: {exc}")
         return 2
-    status = {
+    status: dict[str, Any] = {
         "status": "failed",
         "exit_code": None,
         "duration_s": 0.0,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -59,9 +60,9 @@ class Launch:
     pass_fds: tuple[int, ...] = ()  # inherited by the runner (the nonce's pipe)
 
 
-def in_ci(environ: dict[str, str] | None = None) -> bool:
-    environ = os.environ if environ is None else environ
-    return any(environ.get(k, "").lower() == "true" for k in ("CI", "GITHUB_ACTIONS"))
+def in_ci(environ: Mapping[str, str] | None = None) -> bool:
+    env = os.environ if environ is None else environ
+    return any(env.get(k, "").lower() == "true" for k in ("CI", "GITHUB_ACTIONS"))
 
 
 def bwrap_available() -> bool:

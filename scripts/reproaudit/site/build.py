@@ -33,7 +33,7 @@ from ..repo import Corpus, corpus_of
 from ..scratch import held_dir, sweep, temp_root
 from . import render
 from .data import load_site_data
-from .plugin import SHELL_ROOT
+from .plugin import SHELL_ROOT, ReproauditPlugin
 from .search import SearchIndex, markdown_records
 
 DEFAULT_OUT = "_site"
@@ -70,7 +70,7 @@ def merged_config(root: Path, site_url: str | None = None) -> dict[str, Any]:
     raw = read_file(root, "mkdocs.yml", MAX_DATA_BYTES)  # the one reader: no link, capped
     if raw is not None:
         text = io.StringIO(decode_text(raw, "mkdocs.yml"))
-        text.name = str(root / "mkdocs.yml")  # type: ignore[misc]  # INHERIT is relative to it
+        text.name = str(root / "mkdocs.yml")  # INHERIT is relative to it
         mine = yaml_load(text)
         if not isinstance(mine, dict):
             raise InputError(
@@ -272,6 +272,7 @@ def _render_and_build(
         ]
         raise InputError(problems)
     plugin = config.plugins["reproaudit"]
+    assert isinstance(plugin, ReproauditPlugin)  # the entry point of this package
     plugin.feed(pages, outputs)
     log = logging.getLogger("mkdocs")
     level = log.level

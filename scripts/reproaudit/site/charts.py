@@ -11,10 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from io import StringIO
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import context as ctx
 from .data import SiteData
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 BUCKET_COLOURS = {
     "contested": "#8e3ea8",
@@ -37,7 +40,7 @@ CHART_SIZE = (4.5, 3.0)  # inches at 72 user units each: the SVG's text stays >=
 
 # Applied per chart with ``rc_context`` on a plain ``Figure``: no pyplot, no backend switch, and
 # nothing left changed in matplotlib's global settings for the caller.
-_CHART_STYLE = {
+_CHART_STYLE: dict[RcKeyType, Any] = {
     "svg.hashsalt": "reproaudit",
     "svg.fonttype": "none",
     "font.size": 12,  # real SVG text, shown at its own size (12 px)

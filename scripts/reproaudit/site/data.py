@@ -126,7 +126,7 @@ class SiteData:
         rows: dict[str, list[Any]] = defaultdict(list)
         if not self.rows.empty:
             for row in self.rows.itertuples(index=False):
-                rows[row.paper].append(row)
+                rows[str(row.paper)].append(row)
         self._rows_by_paper = dict(rows)
         folds: dict[str, dict[str, str]] = defaultdict(dict)
         if not self.claim_folds.empty:
@@ -222,9 +222,7 @@ def load_site_data(
                 data.pull_requests[key] = f"{data.repo_url}/pull/{number}"
     for paper_id, items in reviews.items():
         for review in items:
-            if review.link and _PULL.match(review.link):
-                data.pull_requests.setdefault(
-                    (paper_id, review.logbook), _PULL.match(review.link)[0]
-                )
+            if review.link and (pull := _PULL.match(review.link)):
+                data.pull_requests.setdefault((paper_id, review.logbook), pull[0])
     data.index()
     return data

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 OPENREVIEW = re.compile(r"openreview\.net/(?:forum|pdf)\?(?:.*&)?id=([A-Za-z0-9_-]+)", re.I)
@@ -62,7 +63,7 @@ def entries(
     papers: dict[str, tuple[str, str | None]],
     logbooks: list[tuple[str, str, str]],
     people: list[str],
-    urls: dict[str, object],
+    urls: Mapping[str, Callable[..., str]],
 ) -> list[IdEntry]:
     """Every id that leads to a page.
 
@@ -73,16 +74,16 @@ def entries(
     paper_url, logbook_url, person_url = urls["paper"], urls["logbook"], urls["person"]
     out = []
     for paper_id, (title, arxiv) in sorted(papers.items()):
-        out.append(IdEntry(paper_id.lower(), title, paper_url(paper_id), "paper"))  # type: ignore[operator]
+        out.append(IdEntry(paper_id.lower(), title, paper_url(paper_id), "paper"))
         key = normalize(arxiv) if arxiv else None
         if key:
-            out.append(IdEntry(key, title, paper_url(paper_id), "arxiv"))  # type: ignore[operator]
+            out.append(IdEntry(key, title, paper_url(paper_id), "arxiv"))
     for paper_id, logbook_id, who in sorted(logbooks):
         title = f"Logbook {logbook_id} by @{who} ({papers[paper_id][0]})"
-        url = logbook_url(paper_id, logbook_id)  # type: ignore[operator]
+        url = logbook_url(paper_id, logbook_id)
         out.append(IdEntry(logbook_id.lower(), title, url, "logbook"))
     for handle in sorted(people, key=str.lower):
-        out.append(IdEntry(handle.lower(), f"@{handle}", person_url(handle), "contributor"))  # type: ignore[operator]
+        out.append(IdEntry(handle.lower(), f"@{handle}", person_url(handle), "contributor"))
     return out
 
 

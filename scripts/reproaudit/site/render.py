@@ -427,7 +427,11 @@ def id_entries(data: SiteData) -> list[ids.IdEntry]:
             (k[0], k[1], book.logbook.contributor.github) for k, book in data.logbooks.items()
         ]
         people = [person["github"] for person in ctx.contributors_context(data)]
-        urls = {"paper": ctx.paper_url, "logbook": ctx.logbook_url, "person": ctx.person_url}
+        urls: dict[str, Callable[..., str]] = {
+            "paper": ctx.paper_url,
+            "logbook": ctx.logbook_url,
+            "person": ctx.person_url,
+        }
         data.memo["ids"] = ids.entries(papers, logbooks, people, urls)
     return data.memo["ids"]
 

@@ -22,7 +22,7 @@ import shutil
 import signal
 import subprocess
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,7 +77,7 @@ def stand_in(record: Record) -> str:
     )
 
 
-def markdown_records(docs: Path, url_of: object) -> list[Record]:
+def markdown_records(docs: Path, url_of: Callable[[str], str]) -> list[Record]:
     """Stand-ins for the hand-written pages: their Markdown with the markup stripped."""
     out = []
     for path in sorted(docs.rglob("*.md")):
@@ -86,7 +86,7 @@ def markdown_records(docs: Path, url_of: object) -> list[Record]:
         heading = re.search(r"^#\s+(.+)$", text, re.MULTILINE)
         title = heading[1].strip() if heading else path.stem.replace("-", " ").capitalize()
         plain = re.sub(r"\s+", " ", _MARKUP.sub(" ", text)).strip()
-        out.append(Record(url_of(rel), title, plain, "page"))  # type: ignore[operator]
+        out.append(Record(url_of(rel), title, plain, "page"))
     return out
 
 
