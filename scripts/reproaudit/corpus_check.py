@@ -133,7 +133,7 @@ def duplicate_verdict_entries(corpus: Corpus) -> list[Problem]:
 def rerun_problems(root: Path, corpus: Corpus) -> list[Problem]:
     """Re-run records the judge cannot read (``rerun_files``: its limits, its model) or that
     belong to no logbook."""
-    out = []
+    out: list[Problem] = []
     top = root / layout.RERUNS_DIR
     if not top.is_dir():
         return out

@@ -42,7 +42,9 @@ class Listing:
             entries = self.entries(top)
         except OSError:
             return
-        folders, files, enter = [], [], []
+        folders: list[str] = []
+        files: list[str] = []
+        enter = []
         for entry in entries:
             try:
                 is_folder = entry.is_dir()

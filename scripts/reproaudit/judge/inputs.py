@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import layout
 from ..layout import OUTPUTS_JSON, RUN_JSON
-from ..models import RerunInfo, RunRecord
+from ..models import RerunInfo, RerunStatus, RunRecord
 from ..rerun_files import (
     MAX_OUTPUTS_BYTES,
     MAX_RUN_BYTES,
@@ -159,7 +159,9 @@ def read_rerun(
     if reruns is None:
         return None
     if read is None:
-        from ..repo import read_blob as read
+        from ..repo import read_blob
+
+        read = read_blob
     folder = layout.rerun_folder(Path(reruns), paper, logbook)
     run_blob = read(folder / RUN_JSON, MAX_RUN_BYTES)
     if run_blob is None:
@@ -193,9 +195,8 @@ def read_rerun(
     if run is None:
         if stale is None:
             return failed(f"unreadable run record: {read_run.why}")
-        status = (
-            raw.get("status") if raw.get("status") in ("passed", "failed", "timeout") else "failed"
-        )
+        said = raw.get("status")
+        status: RerunStatus = said if said in ("passed", "failed", "timeout") else "failed"
         info = RerunInfo(status=status, run_sha256=run_sha)
         rerun = Rerun(status, None, None, "", stale)
         return RerunRecord(rerun, info, None, run_bytes, None, currency)

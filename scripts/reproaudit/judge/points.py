@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..models import FLAGS, MAX_NUMBER, Measurement, Result, Sweep, Target
+from ..models import FLAGS, MAX_NUMBER, Flag, Measurement, Result, Sweep, Target, VerdictValue
 from ..pointers import MISSING, resolve_source
 from ..units import UnitError, convert, normalise_per, split_per
 
@@ -33,11 +33,11 @@ class Judgement:
     """The rules' verdict for one claim, with the evidence a person reads."""
 
     claim: str
-    verdict: str
+    verdict: VerdictValue
     evidence: str
-    flags: list[str] = field(default_factory=list)
+    flags: list[Flag] = field(default_factory=list)
 
-    def add(self, flag: str) -> None:
+    def add(self, flag: Flag) -> None:
         if flag not in self.flags:
             self.flags.append(flag)
             self.flags.sort(key=FLAGS.index)

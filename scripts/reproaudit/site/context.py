@@ -606,10 +606,10 @@ def _contributors(data: SiteData) -> list[dict[str, Any]]:
     if not data.rows.empty:
         counted = data.rows[data.rows["counted"]]
         for row in counted.itertuples(index=False):
-            state = review_state(row.verdict, row.review)
+            state = review_state(str(row.verdict), row.review)
             name = f"falsified_{'confirmed' if state == 'confirmed' else 'under_review'}"
             credit[str(row.contributor).lower()][name if state else row.verdict] += 1
-    out = []
+    out: list[dict[str, Any]] = []
     for who in books:
         c = credit[who]
         score = (
@@ -630,12 +630,12 @@ def _contributors(data: SiteData) -> list[dict[str, Any]]:
                 "score": score,
             }
         )
-    out.sort(key=lambda c: (-c["score"], -c["logbooks"], c["github"].lower()))
+    out.sort(key=lambda p: (-p["score"], -p["logbooks"], p["github"].lower()))
     rank = 0
-    for i, c in enumerate(out):
-        if i == 0 or c["score"] != out[i - 1]["score"]:
+    for i, person in enumerate(out):
+        if i == 0 or person["score"] != out[i - 1]["score"]:
             rank = i + 1
-        c["rank"] = rank
+        person["rank"] = rank
     return out
 
 
@@ -653,7 +653,7 @@ def person_context(data: SiteData, person: dict[str, Any], keys: list[Key]) -> d
 
 
 def _logbook_rows(data: SiteData, keys: list[Key]) -> list[dict[str, Any]]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for key in keys:
         verdict = data.verdicts.get(key)
         answers = latest_answers(data, key[0])
@@ -780,7 +780,7 @@ def falsifications_context(data: SiteData) -> dict[str, Any]:
             argued = claimed.pop((row.logbook, row.claim), None)
             if row.verdict != "falsified" and argued is None:
                 continue
-            state = review_state(row.verdict, row.review) or (
+            state = review_state(str(row.verdict), row.review) or (
                 "rejected"
                 if isinstance(row.review, str) and row.review == "reject"
                 else "not_falsified"
