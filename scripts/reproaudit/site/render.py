@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache, partial
@@ -136,16 +137,19 @@ def relative(from_url: str, to: str) -> str:
     return link or "./"
 
 
-_here = {"url": "", "site": ""}  # the page being rendered and the site's address
+# (URL, site address) of the page being rendered: set by ``render`` for the length of one
+# call and reset after it, per thread, so no page's links outlive it or leak into another's
+_PAGE: ContextVar[tuple[str, str]] = ContextVar("reproaudit_page", default=("", ""))
 
 
 def _u(to: str) -> str:
     """Templates' link helper: from the page being rendered to a site path."""
-    return relative(_here["url"], to)
+    return relative(_PAGE.get()[0], to)
 
 
 def _absolute_url(path: str) -> str:
-    return f"{_here['site']}/{path}" if _here["site"] else f"/{path}"
+    site = _PAGE.get()[1]
+    return f"{site}/{path}" if site else f"/{path}"
 
 
 def _absolute(data: SiteData) -> Callable[[str], str]:
@@ -156,9 +160,11 @@ def _absolute(data: SiteData) -> Callable[[str], str]:
 def render(template: str, src_uri: str, data: SiteData, **values: Any) -> str:
     # the link helpers are globals, not per-page variables, so templates import the macros
     # without context and jinja evaluates them once, not once per page
-    _here["url"] = page_url(src_uri)
-    _here["site"] = (data.site_url or "").rstrip("/")
-    return _env().get_template(template).render(**values)
+    token = _PAGE.set((page_url(src_uri), (data.site_url or "").rstrip("/")))
+    try:
+        return _env().get_template(template).render(**values)
+    finally:
+        _PAGE.reset(token)
 
 
 @cache
