@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from reproaudit.ci.text import code, plain
 from reproaudit.escaping import CONTROL, strip_controls
-from reproaudit.report_text import clean
+from reproaudit.report.markdown_text import code, plain
+from reproaudit.report.terminal import clean
 
 HOSTILE = [
     "\x1b[2J",  # ESC: clear screen

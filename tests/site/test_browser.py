@@ -313,20 +313,34 @@ def test_no_serious_accessibility_violation(browser: object, site_url: str, widt
     from axe_playwright_python.sync_playwright import Axe
 
     phone = width == "390"
-    context = browser.new_context(
-        viewport=PHONE if phone else DESKTOP, is_mobile=phone, has_touch=phone
-    )
-    page = context.new_page()
     axe = Axe()
     serious = []
-    page.goto(site_url)
     for scheme, palette in (("light", "default"), ("dark", "slate")):
-        page.emulate_media(color_scheme=scheme)
-        page.evaluate("localStorage.clear()")  # the theme keeps the palette it last chose
+        # a fresh context per palette: the theme stores the palette it last showed, and a
+        # page still open when the reported scheme changes would store it again
+        context = browser.new_context(
+            viewport=PHONE if phone else DESKTOP,
+            is_mobile=phone,
+            has_touch=phone,
+            color_scheme=scheme,
+        )
+        page = context.new_page()
         for name, path in PAGE_TYPES.items():
             page.goto(urljoin(site_url, path))
             page.wait_for_load_state("networkidle" if name == "search" else "load")
-            assert page.get_attribute("body", "data-md-color-scheme") == palette, (name, scheme)
+            # with nothing stored, the theme's script picks the palette from the media query
+            # after the load event: wait for it (an event, not a time)
+            try:
+                page.wait_for_function(
+                    "want => document.body.getAttribute('data-md-color-scheme') === want",
+                    arg=palette,
+                    timeout=20_000,
+                )
+            except Exception as exc:  # playwright's TimeoutError; imported only with playwright
+                if type(exc).__name__ != "TimeoutError":
+                    raise
+                shown = page.get_attribute("body", "data-md-color-scheme")
+                raise AssertionError((name, scheme, shown)) from None
             page.evaluate(REVEAL)
             results = axe.run(page)
             serious += [
@@ -335,7 +349,7 @@ def test_no_serious_accessibility_violation(browser: object, site_url: str, widt
                 for v in results.response["violations"]
                 if v["impact"] in ("serious", "critical")
             ]
-    context.close()
+        context.close()
     assert serious == []
 
 
