@@ -487,3 +487,17 @@ def test_the_map_reads_folders_and_bare_names() -> None:
         "judge/run.py",
         "boundedjson.py",
     }
+
+
+def test_every_page_context_is_typed() -> None:
+    """What ``site/context.py`` hands a template has a declared type (``site/pages.py``), so
+    the type checker holds each producer to it: no function returns a bare dict or Any."""
+    tree = ast.parse((PACKAGE / "site" / "context.py").read_text("utf-8"))
+    loose = []
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef) or node.name.startswith("_"):
+            continue
+        returns = ast.unparse(node.returns) if node.returns else "(none)"
+        if returns == "(none)" or "dict[str, Any]" in returns or returns == "Any":
+            loose.append(f"{node.name} -> {returns}")
+    assert loose == []

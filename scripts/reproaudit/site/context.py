@@ -23,18 +23,29 @@ from .cite import cite_logbook, cite_paper
 from .data import Key, SiteData
 from .lists import facets as list_facets
 from .pages import (
+    BrowseList,
+    BucketCount,
     Cell,
     ClaimResult,
     ClaimRow,
     Contested,
     ContestedEntry,
+    Contributor,
     Discrepancy,
     Falsification,
+    FalsificationItem,
+    FalsificationsPage,
+    HomePage,
     LogbookColumn,
     LogbookLinks,
     LogbookPage,
+    MeasurementRow,
     PaperPage,
+    PaperRow,
+    PersonLogbook,
+    PersonPage,
     RunView,
+    VerdictEntry,
 )
 from .words import (
     OUTCOMES,
@@ -351,9 +362,9 @@ def falsifications_of(data: SiteData, paper_id: str) -> list[Falsification]:
     return out
 
 
-def _measurements(result: Any, rerun: Any) -> list[dict[str, Any]]:
+def _measurements(result: Any, rerun: Any) -> list[MeasurementRow]:
     """Each measurement with its typed number and, when a re-run produced it, the re-run's."""
-    out = []
+    out: list[MeasurementRow] = []
     for m in result.measurements if result else []:
         rerun_value = None
         if m.source and rerun is not None and rerun.numbers is not None:
@@ -503,10 +514,10 @@ def cite_verdict(data: SiteData, key: Key) -> dict[str, str]:
     )
 
 
-def home_context(data: SiteData) -> dict[str, Any]:
+def home_context(data: SiteData) -> HomePage:
     table = stats(data.claim_folds, data.paper_folds)
     judged = table["papers_judged"]
-    buckets = [
+    buckets: list[BucketCount] = [
         {
             "key": key,
             "label": OUTCOMES[key][0],
@@ -528,12 +539,12 @@ def home_context(data: SiteData) -> dict[str, Any]:
     }
 
 
-def newest_verdicts(data: SiteData, limit: int) -> list[dict[str, Any]]:
+def newest_verdicts(data: SiteData, limit: int) -> list[VerdictEntry]:
     newest = sorted(data.verdicts.items(), key=lambda kv: (kv[1].judged_at, kv[0]), reverse=True)
     return [_entry(data, key, verdict) for key, verdict in newest[:limit]]
 
 
-def _entry(data: SiteData, key: Key, verdict: VerdictFile) -> dict[str, Any]:
+def _entry(data: SiteData, key: Key, verdict: VerdictFile) -> VerdictEntry:
     """A verdict as the home page and the feeds show it (reviews applied)."""
     rows = [r for r in data.rows_of(key[0]) if r.logbook == key[1]]
     answers = latest_answers(data, key[0])
@@ -582,14 +593,14 @@ SCORE_TEXT = (
 )
 
 
-def contributors_context(data: SiteData) -> list[dict[str, Any]]:
+def contributors_context(data: SiteData) -> list[Contributor]:
     """Every contributor with credit, score and rank (handles compared case-insensitively)."""
     if "contributors" not in data.memo:
         data.memo["contributors"] = _contributors(data)
     return data.memo["contributors"]
 
 
-def _contributors(data: SiteData) -> list[dict[str, Any]]:
+def _contributors(data: SiteData) -> list[Contributor]:
     books: Counter = Counter()
     papers: dict[str, set[str]] = defaultdict(set)
     shown: dict[str, tuple[str, str]] = {}  # lower handle -> (latest judged, handle as written)
@@ -609,7 +620,7 @@ def _contributors(data: SiteData) -> list[dict[str, Any]]:
             state = review_state(str(row.verdict), row.review)
             name = f"falsified_{'confirmed' if state == 'confirmed' else 'under_review'}"
             credit[str(row.contributor).lower()][name if state else row.verdict] += 1
-    out: list[dict[str, Any]] = []
+    out: list[Contributor] = []
     for who in books:
         c = credit[who]
         score = (
@@ -647,13 +658,13 @@ def logbooks_by_person(data: SiteData) -> dict[str, list[Key]]:
     return out
 
 
-def person_context(data: SiteData, person: dict[str, Any], keys: list[Key]) -> dict[str, Any]:
+def person_context(data: SiteData, person: Contributor, keys: list[Key]) -> PersonPage:
     """One contributor's logbooks (``keys``), newest first, with their verdicts per claim."""
     return {"person": person, "logbooks": _logbook_rows(data, keys)}
 
 
-def _logbook_rows(data: SiteData, keys: list[Key]) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
+def _logbook_rows(data: SiteData, keys: list[Key]) -> list[PersonLogbook]:
+    rows: list[PersonLogbook] = []
     for key in keys:
         verdict = data.verdicts.get(key)
         answers = latest_answers(data, key[0])
@@ -682,13 +693,13 @@ def _logbook_rows(data: SiteData, keys: list[Key]) -> list[dict[str, Any]]:
     return rows[::-1]
 
 
-def paper_rows(data: SiteData) -> list[dict[str, Any]]:
+def paper_rows(data: SiteData) -> list[PaperRow]:
     """One row per paper, sorted by title (A-Z), for the static lists and the list's slices
     (``lists.py``: track, re-run states, date of the newest verdict)."""
     if "paper_rows" in data.memo:
         return data.memo["paper_rows"]
     logbooks = Counter(k[0] for k in data.logbooks)
-    rows = []
+    rows: list[PaperRow] = []
     for paper_id, paper in data.papers.items():
         meta = paper.paper
         bucket = data.bucket_of.get(paper_id, "untested")
@@ -721,13 +732,15 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "other"
 
 
-def browse_lists(data: SiteData) -> list[dict[str, Any]]:
+def browse_lists(data: SiteData) -> list[BrowseList]:
     """The static lists that reach every paper without JavaScript: A-Z, by outcome, by area,
     and the drafts (claims no maintainer has reviewed yet) apart from the rest."""
     every = paper_rows(data)
     rows = [r for r in every if not r["draft"]]
     drafts = [r for r in every if r["draft"]]
-    lists = [{"kind": "a-z", "name": "All papers, A to Z", "url": "browse/a-z/", "rows": rows}]
+    lists: list[BrowseList] = [
+        {"kind": "a-z", "name": "All papers, A to Z", "url": "browse/a-z/", "rows": rows}
+    ]
     if drafts:
         lists.append(
             {
@@ -752,7 +765,7 @@ def browse_lists(data: SiteData) -> list[dict[str, Any]]:
                     "rows": mine,
                 }
             )
-    areas: dict[str, list] = defaultdict(list)
+    areas: dict[str, list[PaperRow]] = defaultdict(list)
     for r in rows:
         areas[r["area"] or "No area given"].append(r)
     for area in sorted(areas, key=str.casefold):
@@ -769,10 +782,10 @@ def browse_lists(data: SiteData) -> list[dict[str, Any]]:
     return lists
 
 
-def falsifications_context(data: SiteData) -> dict[str, Any]:
+def falsifications_context(data: SiteData) -> FalsificationsPage:
     """Every falsified claim verdict, with or without an argument, and every claimed one."""
     table = stats(data.claim_folds, data.paper_folds)
-    items = []
+    items: list[FalsificationItem] = []
     for paper_id in sorted({k[0] for k in data.logbooks}):
         claimed = {(f.logbook, f.claim): f for f in falsifications_of(data, paper_id)}
         folds = data.claim_folds_of(paper_id)
@@ -809,7 +822,18 @@ def falsifications_context(data: SiteData) -> dict[str, Any]:
         for f in claimed.values():  # an argument for a claim the judge never saw
             items.append(
                 {
-                    **vars(f),
+                    "paper": f.paper,
+                    "title": f.title,
+                    "paper_url": f.paper_url,
+                    "logbook": f.logbook,
+                    "url": f.url,
+                    "contributor": f.contributor,
+                    "claim": f.claim,
+                    "argument": f.argument,
+                    "counterexample": f.counterexample,
+                    "machine_verdict": f.machine_verdict,
+                    "reviews": f.reviews,
+                    "responses": f.responses,
                     "claim_url": f.paper_url + "#" + f.claim,
                     "fold": folds.get(f.claim, "untested"),
                     "fold_label": claim_shown(
@@ -834,10 +858,10 @@ def falsifications_context(data: SiteData) -> dict[str, Any]:
     }
 
 
-def paper_feed_entries(data: SiteData, paper_id: str) -> list[dict[str, Any]]:
+def paper_feed_entries(data: SiteData, paper_id: str) -> list[VerdictEntry]:
     keys = [k for k in data.logbooks_of(paper_id) if k in data.verdicts]
     return [_entry(data, k, data.verdicts[k]) for k in keys][::-1]
 
 
-def feed_entries(data: SiteData) -> list[dict[str, Any]]:
+def feed_entries(data: SiteData) -> list[VerdictEntry]:
     return newest_verdicts(data, FEED_SIZE)

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..models import PaperMeta
 from .data import Key, SiteData
+from .pages import Facets, PaperRow
 
 SLICE_SIZE = 400  # rows per slice: ~60 kB of JSON, ~15 kB gzipped, whatever the corpus
 SLICE_DIR = "assets/papers"
@@ -86,7 +87,7 @@ def updated(data: SiteData, paper_id: str) -> str:
     return max(stamps).strftime("%Y-%m-%dT%H:%M:%SZ") if stamps else ""
 
 
-def facets(data: SiteData, paper_id: str) -> dict[str, Any]:
+def facets(data: SiteData, paper_id: str) -> Facets:
     """What a paper's row is filtered and sorted by, besides its outcome and area."""
     return {
         "track": track_of(data.papers[paper_id].paper),
@@ -95,7 +96,7 @@ def facets(data: SiteData, paper_id: str) -> dict[str, Any]:
     }
 
 
-def slices(rows: list[dict[str, Any]], size: int | None = None) -> dict[str, bytes]:
+def slices(rows: list[PaperRow], size: int | None = None) -> dict[str, bytes]:
     """The rows of the list (``context.paper_rows``, A to Z) as JSON files of ``size`` rows
     (``SLICE_SIZE``): ``assets/papers/1.json``, ``2.json``... each
     ``{"fields": [...], "first": <position of its first row>, "rows": [[...], ...]}``."""
@@ -118,7 +119,7 @@ def slice_count(total: int, size: int | None = None) -> int:
     return -(-total // (size or SLICE_SIZE))
 
 
-def _row(r: dict[str, Any]) -> list[Any]:
+def _row(r: PaperRow) -> list[Any]:
     label = r["outcome"]
     return [
         r["id"],

@@ -1,4 +1,5 @@
-"""The page contexts' types: what each template receives, one dataclass per idea.
+"""The page contexts' types: what each template receives, one type per idea (dataclasses
+for pages, TypedDicts for the rows of lists and feeds, which are also written as JSON).
 
 ``context.py`` builds them with pure functions of ``SiteData``; templates read
 their attributes (``p.claims``, ``cell.state``); rendering only renders.
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from ..models import Claim, Logbook, PaperMeta, Result, Review, VerdictFile, Votes
 from .cite import PaperCitation
@@ -144,7 +145,7 @@ class ClaimResult:
     evidence: str | None
     flags: list[str]
     votes: Votes | None
-    measurements: list[dict[str, Any]]
+    measurements: list[MeasurementRow]
     sweep_rerun: list[tuple[Any, Any]] | None
     answer: Review | None = None  # the authors' latest answer on this falsification
 
@@ -190,3 +191,164 @@ class LogbookPage:
     links: LogbookLinks
     commit: str | None
     cite: dict[str, str] | None
+
+
+# --- list and feed contexts: dicts templates and JSON slices read by key ------------------
+# TypedDicts, not dataclasses: the same dicts are written to the papers list's JSON slices
+# and read by key in templates, and a checker still holds every producer to its keys.
+
+
+class MeasurementRow(TypedDict):
+    m: Any  # models.Measurement
+    typed: Any  # the number the contributor typed, as written
+    rerun: float | None  # the re-run's number, read as the judge reads it
+
+
+class BucketCount(TypedDict):
+    key: str
+    label: str
+    count: int
+    percent: float
+
+
+class VerdictEntry(TypedDict):
+    """A verdict as the home page and the feeds show it (reviews applied)."""
+
+    paper: str
+    title: str
+    logbook: str
+    url: str
+    paper_url: str
+    contributor: str
+    person_url: str
+    judged_at: datetime
+    judge: str
+    states: list[tuple[Shown, int]]  # in the vocabulary's order: "2 awaiting re-run"
+    stale: bool
+    answer: Review | None  # the authors' latest answer on one of its falsifications
+    updated: datetime  # a feed entry is updated when the authors answer
+
+
+class HomePage(TypedDict):
+    table: dict[str, Any]
+    buckets: list[BucketCount]
+    papers_total: int
+    logbooks_total: int
+    claims_total: int
+    newest: list[VerdictEntry]
+    claim_folds: Any
+    verdicts_total: int
+    stale_total: int
+
+
+class Contributor(TypedDict, total=False):
+    github: str
+    url: str
+    logbooks: int
+    papers: int
+    verified: int
+    falsified: int
+    under_review: int
+    toy: int
+    score: int
+    rank: int  # set once every contributor is scored
+
+
+class PersonClaim(TypedDict):
+    claim: str
+    verdict: str
+    shown: Shown
+    counted: bool
+
+
+class PersonLogbook(TypedDict):
+    paper: str
+    title: str
+    paper_url: str
+    logbook: str
+    url: str
+    judged_at: datetime | None
+    judge: str
+    stale: bool
+    claims: list[PersonClaim]
+
+
+class PersonPage(TypedDict):
+    person: Contributor
+    logbooks: list[PersonLogbook]
+
+
+class Facets(TypedDict):
+    track: str
+    rerun: list[str]  # every re-run state of the paper's logbooks
+    updated: str  # ISO 8601 date of the newest verdict, or ""
+
+
+class PaperRow(Facets):
+    """One paper in the static lists and the papers list's JSON slices."""
+
+    id: str
+    title: str
+    url: str
+    bucket: str
+    bucket_label: str
+    outcome: str
+    shown: Shown
+    under_review: bool
+    area: str
+    authors: str
+    claims: int
+    logbooks: int
+    draft: bool
+
+
+class BrowseList(TypedDict, total=False):
+    kind: str  # a-z, drafts, outcome, area
+    key: str
+    name: str
+    label: str
+    url: str
+    rows: list[PaperRow]
+
+
+class FalsificationItem(TypedDict, total=False):
+    paper: str
+    title: str
+    paper_url: str
+    claim: str
+    claim_url: str
+    fold: str
+    fold_label: str
+    logbook: str
+    url: str
+    contributor: str
+    person_url: str
+    state: str
+    counted: bool
+    argued: bool
+    machine_verdict: str | None
+    argument: str
+    counterexample: Any
+    reviews: list[Review]
+    responses: list[Review]
+
+
+class FalsificationsPage(TypedDict):
+    items: list[FalsificationItem]
+    claims_falsified: int
+    claims_contested: int
+    claims_listed: int
+    under_review: int
+    confirmed: int
+
+
+class Pager(TypedDict):
+    """Where a page of a paginated list is: the compact pager's numbers."""
+
+    number: int
+    count: int
+    pages: list[str]  # each page's site path
+    window: list[int | None]  # page numbers shown, None for a gap
+    first: int  # the first and last row shown, of ``total``
+    last: int
+    total: int

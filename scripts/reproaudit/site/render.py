@@ -33,7 +33,8 @@ from . import lists as lists_
 from .charts import BUCKET_COLOURS, CHART_SIZE, buckets_chart, verdicts_over_time_chart
 from .chips import Chips
 from .cite import cite_paper, head_html
-from .data import SiteData
+from .data import Key, SiteData
+from .pages import Contributor, Pager
 
 
 @dataclass(frozen=True)
@@ -209,7 +210,7 @@ def _paged(
         src = url + "index.md" if url else "index.md"
         if first_direct and number_ == 1:
             src = base.rstrip("/") + ".md"
-        pager = {
+        pager: Pager = {
             "number": number_,
             "count": len(chunks),
             "pages": [ctx.page_of(base, i) for i in range(1, len(chunks) + 1)],
@@ -411,7 +412,7 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
     return out
 
 
-def _person_html(data: SiteData, src: str, person: dict, keys: list) -> str:
+def _person_html(data: SiteData, src: str, person: Contributor, keys: list[Key]) -> str:
     return render("person.html", src, data, c=ctx.person_context(data, person, keys))
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from . import context as ctx
 from . import words
 from .data import SiteData
+from .pages import Contributor
 from .search import Record
 
 # the outcome filter: value (no comma: Pagefind's filter syntax) -> label, in menu order
@@ -56,7 +57,7 @@ def states_of(row: Any) -> set[str]:
     return out
 
 
-def records(data: SiteData, people: list[dict[str, Any]]) -> list[Record]:
+def records(data: SiteData, people: list[Contributor]) -> list[Record]:
     """Search stand-ins for every paper, logbook and contributor."""
     out = []
     for paper_id in sorted(data.papers):
