@@ -31,13 +31,15 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from tests.localserver import LocalServer  # noqa: E402
+
 CHROME_FLAGS = (
     "--headless --no-sandbox --disable-gpu --disable-background-networking "
     "--disable-component-update --disable-sync"
@@ -97,14 +99,8 @@ class GzipHandler(SimpleHTTPRequestHandler):
 @contextlib.contextmanager
 def serving(folder: Path) -> Iterator[str]:
     handler = functools.partial(GzipHandler, directory=str(folder))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with LocalServer(handler) as server:  # the tests' stand-in server, serving the site
+        yield f"{server.base_url}/"
 
 
 def calibrated(benchmark_index: float) -> float:

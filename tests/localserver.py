@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -13,9 +14,11 @@ class _Server(ThreadingHTTPServer):
 
 
 class LocalServer:
-    """Serves ``handler`` from a background thread while used as a context manager."""
+    """Serves ``handler`` (a handler class, or a partial of one such as a
+    ``SimpleHTTPRequestHandler`` with its ``directory``) from a background thread while used
+    as a context manager."""
 
-    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
+    def __init__(self, handler: Callable[..., BaseHTTPRequestHandler]) -> None:
         self._server = _Server(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 

@@ -9,13 +9,14 @@ import contextlib
 import functools
 import re
 import shutil
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
 import pytest
+
+from tests.localserver import LocalServer
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(
@@ -70,14 +71,8 @@ class QuietHandler(SimpleHTTPRequestHandler):
 def serving(folder: Path) -> Iterator[str]:
     """Serve a built site at ``http://127.0.0.1:PORT{PREFIX}/`` (its URL) until the block ends."""
     handler = functools.partial(QuietHandler, directory=str(folder))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}{PREFIX}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with LocalServer(handler) as server:
+        yield f"{server.base_url}{PREFIX}/"
 
 
 @contextlib.contextmanager
