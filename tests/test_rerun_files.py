@@ -37,7 +37,7 @@ def readers(repo: Path) -> dict[str, object]:
     files = {p.name: p for p in folder.iterdir() if p.name != "log.txt"}
     stored, _ = check_record(files, inputs)
     corpus = Corpus(repo)
-    site = load_rerun(corpus, folder)
+    site = load_rerun(corpus, repo / "reruns", (PAPER, BOOK))
     strict = [(p.code, p.path, p.field) for p in rerun_problems(repo, corpus)]
     return {
         "judge": judged.rerun.log_tail if judged.run is None else None,
@@ -79,7 +79,7 @@ def test_outputs_nested_too_deep_are_refused_alike(mini_repo: Path) -> None:
     seen = readers(mini_repo)
     assert seen["store"] == "outputs.json is nested deeper than 64 levels"
     assert seen["strict"] == [("invalid_value", f"reruns/{PAPER}/{BOOK}/outputs.json", None)]
-    site = load_rerun(Corpus(mini_repo), mini_repo / "reruns" / PAPER / BOOK)
+    site = load_rerun(Corpus(mini_repo), mini_repo / "reruns", (PAPER, BOOK))
     assert site is not None and site.outputs is None  # no numbers from it on the site
 
 

@@ -453,14 +453,15 @@ def logbook_context(data: SiteData, key: Key) -> LogbookPage:
         run=RunView(
             run.sandbox,
             run.environment.model_dump(mode="json"),
-            run.log_tail,
+            None if rerun and rerun.ignored else run.log_tail,  # a run of other bytes
             settings=setting_rows(
                 {"sandbox": run.sandbox, **run.environment.model_dump(mode="json")}
             )
             + setting_rows(run.limits.model_dump(mode="json"), prefix="limit: "),
+            ignored=rerun.ignored if rerun else None,
         )
         if run
-        else RunView(),
+        else RunView(ignored=rerun.ignored if rerun else None),
         links=LogbookLinks(
             logbook=_github_file(data, layout.logbook_rel(*key)),
             writeup=_github_file(data, layout.writeup_rel(*key)) if key in data.writeups else None,

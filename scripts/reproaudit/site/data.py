@@ -20,12 +20,13 @@ import pandas as pd
 from .. import layout
 from ..changes import pull_numbers
 from ..fold import fold_all
-from ..judge.run import is_stale
-from ..layout import OUTPUTS_JSON, RECORD_FILES, RUN_JSON
+from ..judge.inputs import passed_and_current, read_rerun
+from ..judge.run import current_inputs, is_stale
+from ..layout import RECORD_FILES, RUN_JSON
 from ..models import Logbook, PaperFile, Review, RunRecord, VerdictFile
 from ..records import Tables, load_tables
 from ..repo import Corpus, paused_gc
-from ..rerun_files import LIMITS, read_outputs_json, read_run_json
+from ..rerun_files import LIMITS
 
 Key = tuple[str, str]  # (paper id, logbook id)
 _PULL = re.compile(r"^https://github\.com/[^/]+/[^/]+/pull/\d+")
@@ -39,27 +40,38 @@ class StoredRerun:
     run: RunRecord | None  # run.json as its one model; None when it does not validate
     files: dict[str, bytes]  # file name -> bytes, published beside the logbook page
     outputs: Any = None  # parsed outputs.json, for the re-run numbers
+    current: bool = True  # a passed re-run of the logbook's bytes as they are now
+    ignored: str | None = None  # why the judge ignores the record (``stale_rerun``), or None
 
     @property
     def numbers(self) -> Any:
-        """The outputs the judge reads numbers from: those of a passed re-run only (a
-        failed or timed-out one verifies nothing, ``rerun_failed``), else None."""
-        return self.outputs if self.run is not None and self.run.status == "passed" else None
+        """The outputs the judge reads numbers from: those of a passed re-run of the
+        logbook's current bytes only (``passed_and_current``: a failed re-run verifies
+        nothing, a stale one ran other bytes), else None."""
+        return self.outputs if self.current else None
 
 
-def load_rerun(corpus: Corpus, folder: Path) -> StoredRerun | None:
-    """The record in ``folder`` through ``corpus`` and the judge's reader (``rerun_files``):
-    the same bytes, limits and model, so the site publishes what the judge could read."""
+def load_rerun(corpus: Corpus, reruns: Path, key: Key) -> StoredRerun | None:
+    """A logbook's record in ``reruns`` through the judge's own reader (``read_rerun``, on
+    ``corpus``, with the logbook's current input hashes): the same bytes, limits, model
+    and currency, so the site publishes what the judge could read and shows numbers only
+    from a record the judge would use."""
+    path = corpus.by_rel.get(layout.logbook_rel(*key))
+    loaded = corpus.load(path) if path is not None else None
+    if loaded is None or loaded.model is None:
+        return None
+    inputs = current_inputs(corpus, *key, loaded.model, loaded.raw)
+    record = read_rerun(reruns, *key, inputs, corpus.blob)
+    folder = layout.rerun_folder(reruns, *key)
     files = {}
     for name in RECORD_FILES:
         blob = corpus.blob(folder / name, LIMITS[name])
         if blob is not None and blob.complete and len(blob.raw) <= LIMITS[name]:
             files[name] = blob.raw
-    if RUN_JSON not in files:
+    if record is None or RUN_JSON not in files:
         return None
-    run = read_run_json(files[RUN_JSON]).run
-    outputs = read_outputs_json(files[OUTPUTS_JSON])[0] if OUTPUTS_JSON in files else None
-    return StoredRerun(run, files, outputs)
+    usable = passed_and_current(record).current
+    return StoredRerun(record.run, files, record.rerun.outputs, usable, record.rerun.stale)
 
 
 def git_head(root: Path) -> str | None:
@@ -210,7 +222,7 @@ def load_site_data(
     runs = root / layout.RERUNS_DIR
     if runs.is_dir():
         for key in logbooks:
-            record = load_rerun(corpus, layout.rerun_folder(runs, *key))
+            record = load_rerun(corpus, runs, key)
             if record is not None:
                 data.reruns[key] = record
     if data.repo_url and "github.com" in data.repo_url:

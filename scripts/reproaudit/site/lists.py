@@ -60,9 +60,13 @@ def track_of(meta: PaperMeta) -> str:
 
 def logbook_rerun(data: SiteData, key: Key) -> str:
     """One logbook's re-run state. Under the evidence rule a verdict without a passed re-run
-    of the current bytes flags its claims ``not_rerun``: that logbook is awaiting one."""
+    of the current bytes flags its claims ``not_rerun``: that logbook is awaiting one. So is
+    a logbook whose stored record ran other bytes, even under a verdict written before."""
     verdict = data.verdicts.get(key)
     if verdict is None or any("not_rerun" in c.flags for c in verdict.claims):
+        return "awaiting"
+    stored = data.reruns.get(key)
+    if stored is not None and stored.ignored:
         return "awaiting"
     if verdict.rerun is None:
         return "awaiting"

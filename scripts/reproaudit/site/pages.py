@@ -158,6 +158,7 @@ class RunView:
     environment: dict[str, Any] | None = None
     log_tail: str | None = None
     settings: list[tuple[str, str]] = field(default_factory=list)  # (name, value) rows
+    ignored: str | None = None  # why the judge ignores the record (it ran other bytes)
 
 
 @dataclass(frozen=True)
