@@ -196,7 +196,7 @@ def test_judge_pr_judges_in_memory_and_writes_nothing(tmp_path: Path) -> None:
     view = tmp_path / "pr"
     shutil.copytree(SITE, view, ignore=shutil.ignore_patterns("verdicts", "reruns"))
     before = sorted(p.relative_to(view) for p in view.rglob("*"))
-    body = judge_pr(view, [("Kp4rT9vQ2x", "carol-paging-1")], RulesJudge())
+    body = judge_pr(view, [("Kp4rT9vQ2x", "carol-paging-1")], RulesJudge()).body
     assert "### `` Kp4rT9vQ2x/carol-paging-1 `` (no re-run)" in body
     assert "| C1 | inconclusive | growth_detected, not_rerun | typed numbers would falsify" in body
     assert sorted(p.relative_to(view) for p in view.rglob("*")) == before  # nothing written

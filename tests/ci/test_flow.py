@@ -16,6 +16,7 @@ from reproaudit.cli import cli
 from tests.ci import payloads
 from tests.ci.conftest import HEAD, PR, ROOT
 from tests.gitutil import git
+from tests.records import write_current_rerun
 
 CAROL = "logbooks/Kp4rT9vQ2x/carol-paging-1"
 
@@ -126,10 +127,11 @@ def test_judge_pr_judges_the_fetched_logbook_and_posts_one_comment(
     assert bot.status("llm") == {"mode": "rules"}
     assert bot.status("authors") == {"mentioned": ["ivandermeer", "twrobel-tcs"]}
     mention = comments[1]["body"]
+    # not re-run, so its verdict falsifies nothing yet; its falsification section argues
     assert mention.startswith(
         "@ivandermeer @twrobel-tcs: you are listed as an author of a paper this pull request "
-        "challenges.\n\n- logbook `` carol-paging-1 `` falsifies claim **C1** (Theorem 3.2) of "
-        "*Trust, Then Mark: Near-Harmonic Robustness for Learning-Augmented Paging*"
+        "challenges.\n\n- logbook `` carol-paging-1 `` argues against claim **C1** (Theorem 3.2) "
+        "of *Trust, Then Mark: Near-Harmonic Robustness for Learning-Augmented Paging*"
     )
     assert "`/author disagree C1 <why>`" in mention
     assert "blob/HEAD/scripts/reproaudit/site/docs/authors.md" in mention
@@ -220,3 +222,60 @@ def test_judge_pr_sees_the_prs_code_so_an_honest_rerun_is_current(
     done = judge(moved)
     assert "stale_rerun" in done.output
     assert "the code tree changed since the re-run" in done.output
+
+
+def without_falsification(text: str) -> str:
+    """Carol's logbook with no ``falsification:`` section: only a verdict can challenge."""
+    start = text.index("    falsification:\n")
+    return text[:start] + text[text.index("    notes:", start) :]
+
+
+def judge_and_post(github_api, base_repo: Path, head: str, reruns: Path | None = None):
+    args = ["ci", "judge-pr", "--repo-name", github_api.repo, "--pr", str(PR), "--sha", head]
+    args += ["--post", "--repo", str(base_repo)]
+    args += ["--reruns", str(reruns)] if reruns is not None else []
+    done = CliRunner(env={"REPROAUDIT_JUDGE_BASE_URL": ""}).invoke(cli, args)
+    assert done.exit_code == 0, done.output
+    return done
+
+
+def test_a_new_logbook_its_rerun_falsifies_mentions_the_authors(
+    github_api, base_repo, monkeypatch, tmp_path
+) -> None:
+    """The base branch has neither the logbook nor a verdict of it: the verdict judge-pr just
+    made (falsified by a current re-run) is what mentions the authors."""
+    monkeypatch.setenv("GITHUB_API_URL", github_api.url)
+    (base_repo / "verdicts" / "Kp4rT9vQ2x" / "carol-paging-1.yaml").unlink()
+    stripped = without_falsification((ROOT / f"{CAROL}.yaml").read_text())
+    head = git_pr(github_api, base_repo, {f"{CAROL}.yaml": stripped})
+    # the re-run of the PR's bytes, stored outside the checkout as the re-run job does
+    git(base_repo, "checkout", "-q", "pr")
+    outputs = (ROOT / "reruns" / "Kp4rT9vQ2x" / "carol-paging-1" / "outputs.json").read_bytes()
+    write_current_rerun(base_repo, "Kp4rT9vQ2x", "carol-paging-1", outputs=outputs)
+    shutil.move(base_repo / "reruns", tmp_path / "reruns")
+    git(base_repo, "checkout", "-q", "main")
+    done = judge_and_post(github_api, base_repo, head, tmp_path / "reruns")
+    assert "| C1 | falsified | growth_detected" in done.output
+    comments = github_api.comments[PR]
+    assert len(comments) == 2
+    assert "- logbook `` carol-paging-1 `` falsifies claim **C1** (Theorem 3.2)" in (
+        comments[1]["body"]
+    )
+    assert sticky.parse(comments[0]["body"]).status("authors") == {
+        "mentioned": ["ivandermeer", "twrobel-tcs"]
+    }
+
+
+def test_a_base_verdict_of_other_bytes_mentions_nobody(github_api, base_repo, monkeypatch) -> None:
+    """The base branch's verdict file says carol's logbook falsified C1, but the logbook the
+    PR holds argues nothing and was not re-run: judged now, it falsifies nothing."""
+    monkeypatch.setenv("GITHUB_API_URL", github_api.url)
+    base_verdict = (base_repo / "verdicts" / "Kp4rT9vQ2x" / "carol-paging-1.yaml").read_text()
+    assert "verdict: falsified" in base_verdict
+    stripped = without_falsification((ROOT / f"{CAROL}.yaml").read_text())
+    head = git_pr(github_api, base_repo, {f"{CAROL}.yaml": stripped})
+    done = judge_and_post(github_api, base_repo, head)
+    assert "| C1 | inconclusive | growth_detected, not_rerun |" in done.output
+    comments = github_api.comments[PR]
+    assert len(comments) == 1  # the sticky comment alone: no author is mentioned
+    assert sticky.parse(comments[0]["body"]).status("authors") is None

@@ -1,24 +1,28 @@
 """Telling a paper's authors, once per pull request, that a logbook challenges their claim.
 
-When a pull request's logbook falsifies a claim (its verdict, judged by base-branch
-code) or argues against it (its ``falsification`` section names it), the paper's
+When a pull request's logbook falsifies a claim (the verdict ``ci judge-pr`` just
+made of it, in memory, by base-branch code) or argues against it (its
+``falsification`` section names it, in the logbook as the pull request holds it), the paper's
 listed authors with a GitHub handle are mentioned in a new comment: GitHub notifies
 people mentioned in a new comment, not in an edit of the sticky one. The sticky
 comment's ``authors`` section records, as data, whom the bot has mentioned, so a
 later run (another push, a re-run, a re-judge) mentions nobody twice. Authors with
 no handle in the paper file are named, with how to get one added.
 
-Everything here comes from trusted files: the paper file on the base branch (the
-handles) and the verdicts the base-branch judge just wrote; the logbook is read
-as data.
+The handles come from a trusted file, the paper file on the base branch; the
+verdicts are the ones the base-branch judge just made of the pull request's
+bytes (never a verdict file of the base branch, which judged other bytes or
+nothing at all for a new logbook); the logbook is read as data.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..models import Logbook, VerdictFile
 from ..repo import Corpus, corpus_of
 from ..report.markdown_text import code, plain
 from . import sticky
@@ -36,15 +40,24 @@ class Challenge:
     how: str  # "falsifies" | "argues against"
 
 
-def challenges(corpus: Corpus, books: list[tuple[str, str]]) -> list[Challenge]:
-    """The claims the PR's logbooks falsify (verdict) or argue against (falsification)."""
+Key = tuple[str, str]  # (paper id, logbook id)
+
+
+def challenges(
+    corpus: Corpus,
+    books: list[Key],
+    verdicts: Mapping[Key, VerdictFile],
+    logbooks: Mapping[Key, Logbook],
+) -> list[Challenge]:
+    """The claims the PR's logbooks falsify (their verdict just judged) or argue against
+    (their ``falsification``), among the claims of the paper in ``corpus`` (the base)."""
     found: list[Challenge] = []
     for paper_id, logbook_id in books:
-        verdict = corpus.verdict(paper_id, logbook_id)
+        verdict = verdicts.get((paper_id, logbook_id))
         falsified = (
             {c.claim for c in verdict.claims if c.verdict == "falsified"} if verdict else set()
         )
-        book = corpus.logbook(paper_id, logbook_id)
+        book = logbooks.get((paper_id, logbook_id))
         argued = {r.claim for r in book.results if r.falsification is not None} if book else set()
         paper = corpus.paper(paper_id)
         known = {c.id for c in paper.claims} if paper else set()
@@ -107,19 +120,23 @@ def mention_authors(
     repo_name: str,
     pr: int,
     repo: Path,
-    books: list[tuple[str, str]],
+    books: list[Key],
+    verdicts: Mapping[Key, VerdictFile],
+    logbooks: Mapping[Key, Logbook],
     *,
     guide: str = GUIDE_IN_REPO,
     corpus: Corpus | None = None,
 ) -> list[str]:
     """Mention, in a new comment, the listed authors not yet mentioned on this PR.
 
-    Returns the handles mentioned now (none when nothing is challenged or everyone
-    was told before). The sticky comment's ``authors`` status keeps the list.
-    ``corpus``: the command's ``Corpus`` of the checkout ``repo``, when it has one.
+    ``verdicts`` and ``logbooks``: the PR's logbooks as fetched and their verdicts as
+    just judged (``flow.PrJudgement``). Returns the handles mentioned now (none when
+    nothing is challenged or everyone was told before). The sticky comment's
+    ``authors`` status keeps the list. ``corpus``: the command's ``Corpus`` of the
+    base checkout ``repo`` (paper files, handles), when it has one.
     """
     corpus = corpus_of(repo, corpus)
-    found = challenges(corpus, books)
+    found = challenges(corpus, books, verdicts, logbooks)
     if not found:
         return []
     papers = {c.paper for c in found}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from .. import layout
 from ..errors import ArtifactError, ReproauditError
 from ..fsutil import atomic_write
 from ..judge.run import JudgeSummary, judge_corpus
+from ..models import Logbook, VerdictFile
 from ..repo import Corpus
 from ..report.markdown_text import code, plain
 from . import sticky
@@ -113,22 +115,40 @@ def pr_logbooks(paths: list[str]) -> list[tuple[str, str]]:
     return sorted({d.key for p in paths if (d := layout.classify(p)) and d.kind == "logbook"})
 
 
+Key = tuple[str, str]  # (paper id, logbook id)
+
+
+@dataclass
+class PrJudgement:
+    """What ``judge_pr`` made of a PR's logbooks: the comment, and each logbook (as
+    fetched) with the verdict just judged in memory, for whatever acts on them next
+    (the authors' mention) instead of a verdict file of the base branch."""
+
+    body: str
+    verdicts: dict[Key, VerdictFile] = field(default_factory=dict)
+    logbooks: dict[Key, Logbook] = field(default_factory=dict)
+
+
 def judge_pr(
     repo_dir: Path,
     books: list[tuple[str, str]],
     judge: Any,
     *,
     reruns: Path | None = None,
-) -> str:
+) -> PrJudgement:
     """Judge the PR's logbooks with ``judge`` and render the verdicts as a Markdown comment.
 
     Judged in memory from one ``Corpus`` of ``repo_dir`` (the fetched view): the
-    verdicts go into the comment, never into files read back.
+    verdicts go into the comment and the result, never into files read back.
     """
     mode = judge.mode
     lines = [f"## reproaudit verdicts ({mode} judge)", ""]
     corpus = Corpus(repo_dir)
+    done = PrJudgement("")
     for paper_id, logbook_id in books:
+        book = corpus.logbook(paper_id, logbook_id)
+        if book is not None:
+            done.logbooks[(paper_id, logbook_id)] = book
         summary = JudgeSummary()
         docs = list(
             judge_corpus(corpus, judge, summary, reruns=reruns, paper=paper_id, logbook=logbook_id)
@@ -142,6 +162,7 @@ def judge_pr(
         verdict = docs[0].model() if docs else corpus.verdict(paper_id, logbook_id)
         if verdict is None:
             continue
+        done.verdicts[(paper_id, logbook_id)] = verdict
         rerun = f"re-run {verdict.rerun.status}" if verdict.rerun else "no re-run"
         lines += [
             f"### {code(paper_id + '/' + logbook_id)} ({rerun})",
@@ -155,7 +176,8 @@ def judge_pr(
                 f"{plain(c.evidence or '', 300)} |"
             )
         lines.append("")
-    return "\n".join(lines) + "\n"
+    done.body = "\n".join(lines) + "\n"
+    return done
 
 
 def post_verdicts(github: GitHub, repo: str, pr: int, body: str, mode: str) -> bool:

@@ -34,7 +34,8 @@ def judge_pull_request(
     The logbooks are judged in a folder of their own (``ci.prfiles``) beside copies
     of their paper files: nothing of the pull request is written into ``repo``.
     When posting, the paper's listed authors are mentioned once per pull request if a
-    logbook falsifies or argues against one of their claims (``authors.py``).
+    logbook falsifies (by the verdict just judged) or argues against one of their
+    claims (``authors.py``).
     """
     verify_head(github, repo_name, pr, sha)
     base = Corpus(repo)  # the checkout, read once: the paper files and the authors' handles
@@ -43,10 +44,20 @@ def judge_pull_request(
         books = pr_logbooks(
             fetch_pr_logbooks(github, repo_name, pr, sha, repo, view, with_code=True, corpus=base)
         )
-        body = judge_pr(view, books, judge, reruns=reruns)
+        judged = judge_pr(view, books, judge, reruns=reruns)
         if post:
-            post_verdicts(github, repo_name, pr, body, judge.mode)
+            post_verdicts(github, repo_name, pr, judged.body, judge.mode)
             server = os.environ.get("GITHUB_SERVER_URL", "https://github.com")
             guide = f"{server}/{repo_name}/blob/HEAD/{GUIDE_IN_REPO}"
-            mention_authors(github, repo_name, pr, repo, books, guide=guide, corpus=base)
-    return body
+            mention_authors(
+                github,
+                repo_name,
+                pr,
+                repo,
+                books,
+                judged.verdicts,
+                judged.logbooks,
+                guide=guide,
+                corpus=base,
+            )
+    return judged.body
