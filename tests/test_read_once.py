@@ -153,6 +153,26 @@ def test_check_reads_each_file_once(repo: Path, reads: Reads) -> None:
     assert BOOK in reads.files
 
 
+def test_check_with_a_rerun_reads_each_file_once(repo: Path, reads: Reads) -> None:
+    """``check --rerun`` re-runs through the command's one ``Corpus``: the logbook, its
+    write-up and the folders are read once. The code folder alone is read twice, by
+    design: hashed on the host to bind the record, then copied into the re-run's own
+    folder (checked for links first: a third listing, no read)."""
+    out = run("check", BOOK, "--rerun", "--sandbox", "bwrap", "--repo", str(repo))
+    assert "Local re-run: passed" in out
+    code = BOOK.removesuffix(".yaml")
+    assert reads.twice() == {"files": {f"{code}/sweep.py": 2}, "folders": {code: 3}}
+    assert {BOOK, f"{code}.md"} <= set(reads.files)
+
+
+@pytest.mark.parametrize("fmt", [[], ["--json"]])
+def test_task_reads_each_file_once(repo: Path, reads: Reads, fmt: list[str]) -> None:
+    """``task`` builds its brief, its data and the starter logbook from one ``Corpus``."""
+    run("task", "Kp4rT9vQ2x", *fmt, "--repo", str(repo))
+    assert reads.twice() == {"files": {}, "folders": {}}
+    assert "claims/icml2026/Kp4rT9vQ2x.yaml" in reads.files
+
+
 @pytest.mark.parametrize("command", ["stats", "build"])
 def test_the_fitness_check_and_the_command_read_each_file_once(
     repo: Path, reads: Reads, tmp_path: Path, command: str

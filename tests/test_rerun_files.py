@@ -90,3 +90,31 @@ def test_a_good_record_reads_the_same_everywhere(mini_repo: Path, outputs: bytes
     seen = readers(mini_repo)
     assert seen == {"judge": None, "store": None, "site": seen["site"], "strict": []}
     assert seen["site"] is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"[" * 64 + b"1" + b"]" * 64,  # the limit itself: once refused here, parsed by replies
+        b"[" * 65 + b"]" * 65,
+        b'{"a": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}',
+        b'{"a":' * 50_000,
+        b"\xef\xbb\xbf" + b'{"C1": 1}',  # a byte-order mark, which json.loads accepts
+        b'{"C1": 1',
+    ],
+)
+def test_records_and_replies_share_one_bounded_parser(text: bytes) -> None:
+    """One depth-bounded JSON parser (``boundedjson``) for re-run files and LLM replies:
+    they accept and refuse the same texts, for the same reason."""
+    from reproaudit.boundedjson import JsonError, loads
+    from reproaudit.rerun_files import parse_json
+
+    value, why, _ = parse_json(text)
+    try:
+        reply, refused = loads(text, max_chars=len(text)), None
+    except JsonError as exc:
+        reply, refused = None, exc
+    assert value == reply
+    assert (why is None) == (refused is None)
+    if refused is not None:
+        assert ("nested deeper" in (why or "")) == refused.too_deep

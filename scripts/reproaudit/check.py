@@ -132,7 +132,7 @@ def check_logbook(
                 shown = live(f"{paper_id}/{logbook_id}", timeout) if live else nullcontext()
                 with shown:
                     record = reproduce_logbook(
-                        repo, rel, backend="local", out=reruns, sandbox=sandbox
+                        repo, rel, backend="local", out=reruns, sandbox=sandbox, corpus=corpus
                     )
                 if book is not None:
                     run = record.record

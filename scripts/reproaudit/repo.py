@@ -119,7 +119,7 @@ class Corpus:
         self._cache: dict[str, Loaded] = {}
         self._blobs: dict[Path, Blob | None] = {}
         self.refused: dict[Path, list[Problem]] = {}  # files not read: links, FIFOs...
-        # a logbook's current input hashes (the judge's ``current_inputs``), hashed once
+        # a logbook's current input hashes (``rerun_inputs.current_inputs``), hashed once
         self.inputs: dict[tuple[str, str], Any] = {}
 
     def restrict(self, papers: set[str]) -> Corpus:

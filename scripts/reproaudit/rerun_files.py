@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .boundedjson import JsonError, loads
 from .layout import OUTPUTS_JSON, RUN_JSON
 from .models import RunRecord
 
@@ -41,23 +42,17 @@ def load_json(raw: bytes) -> tuple[Any, str | None]:
 
 
 def parse_json(raw: bytes) -> tuple[Any, str | None, int | None]:
-    """(value, None, None) or (None, why not, the line where JSON broke when known)."""
+    """(value, None, None) or (None, why not, the line where JSON broke when known).
+
+    Through the one depth-bounded parser (``boundedjson``): the nesting is measured
+    before ``json`` recurses into it. Callers bound the size first (``LIMITS``).
+    """
     try:
-        value = json.loads(raw)
-    except RecursionError:
-        return None, f"is nested deeper than {MAX_JSON_DEPTH} levels", None
-    except ValueError as exc:  # UnicodeDecodeError included
-        return None, f"is not valid JSON ({str(exc)[:200]})", getattr(exc, "lineno", None)
-    stack = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > MAX_JSON_DEPTH:
+        return loads(raw, max_depth=MAX_JSON_DEPTH, max_chars=len(raw)), None, None
+    except JsonError as exc:
+        if exc.too_deep:
             return None, f"is nested deeper than {MAX_JSON_DEPTH} levels", None
-        if isinstance(node, dict):
-            stack.extend((v, depth + 1) for v in node.values())
-        elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node)
-    return value, None, None
+        return None, f"is not valid JSON ({exc})", exc.lineno
 
 
 @dataclass(frozen=True)

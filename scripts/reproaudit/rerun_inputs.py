@@ -24,12 +24,16 @@ import subprocess
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import layout
 from .errors import GitError
 from .gitrun import cat_file_batch, run_git
 from .listing import Listing
 from .models import Logbook
+
+if TYPE_CHECKING:
+    from .repo import Corpus
 
 CHUNK = 1 << 20
 
@@ -204,6 +208,28 @@ def read_inputs(root: Path, paper: str, logbook: str, book: Logbook) -> InputHas
     logbook_bytes = read_file(root, layout.logbook_rel(paper, logbook), MAX_BLOB_BYTES)
     writeup_bytes = read_file(root, layout.writeup_rel(paper, logbook), MAX_BLOB_BYTES)
     return inputs_in_folder(root, paper, logbook, book, logbook_bytes, writeup_bytes)
+
+
+def current_inputs(
+    corpus: Corpus, paper_id: str, logbook_id: str, book: Logbook, raw: bytes | None
+) -> InputHashes:
+    """The current hashes of what a re-run of this logbook must have run (on this host),
+    hashed once per corpus: the fitness check, the judge and the site's staleness share them."""
+    cached = corpus.inputs.get((paper_id, logbook_id))
+    if cached is None:
+        writeup = corpus.writeup(paper_id, logbook_id)
+        cached = inputs_in_folder(
+            corpus.root,
+            paper_id,
+            logbook_id,
+            book,
+            raw,
+            writeup.raw if writeup else None,
+            corpus.listing,
+        )
+        corpus.inputs[(paper_id, logbook_id)] = cached
+    return cached
+
 
 
 # --- at a commit, from git objects (ci store-reruns) --------------------------------------

@@ -22,7 +22,7 @@ from .escaping import one_line, python_str, yaml_plain, yaml_scalar
 from .loader import parse_yaml, to_model
 from .models import LOGBOOK_ID_PATTERN, Logbook, PaperFile
 from .problems import Problem
-from .repo import Corpus
+from .repo import Corpus, corpus_of
 
 SCHEMA_DIR = "schemas"
 
@@ -84,14 +84,22 @@ def new_paper(root: Path, paper_id: str, title: str, venue: str) -> tuple[Path, 
 
 
 def new_logbook(
-    root: Path, paper_id: str, logbook_id: str, contributor: str, agent: str = "claude-code"
+    root: Path,
+    paper_id: str,
+    logbook_id: str,
+    contributor: str,
+    agent: str = "claude-code",
+    corpus: Corpus | None = None,
+    docs: dict[str, str] | None = None,
 ) -> dict[Path, str]:
     """Render a logbook for ``paper_id`` with one result entry per claim.
 
     Returns the files to write: the logbook and a starter ``reproduce.py`` in the
     logbook's own code folder, which the logbook's ``code.path`` points at.
+    ``corpus``: the command's one ``Corpus`` of ``root``, and ``docs`` its ``doc_links``,
+    when it has them.
     """
-    corpus = Corpus(root)
+    corpus = corpus_of(root, corpus)
     paper = _require_paper(corpus, paper_id)
     if not re.match(LOGBOOK_ID_PATTERN, logbook_id):
         raise InputError(
@@ -114,7 +122,7 @@ def new_logbook(
             logbook_id=logbook_id,
             contributor=contributor,
             agent=agent,
-            reference=doc_links(root)["data_files"],
+            reference=(docs or doc_links(root))["data_files"],
         )
     )
     to_model(parse_yaml(text, rel), Logbook)
@@ -179,9 +187,11 @@ def paper_text_info(paper: PaperFile, cache: Path | None) -> dict[str, Any]:
     }
 
 
-def task_data(root: Path, paper_id: str, cache: Path | None = None) -> dict[str, Any]:
+def task_data(
+    root: Path, paper_id: str, cache: Path | None = None, corpus: Corpus | None = None
+) -> dict[str, Any]:
     """Everything a coding agent needs to reproduce one paper, as data (``task --json``)."""
-    corpus = Corpus(root)
+    corpus = corpus_of(root, corpus)
     paper = _require_paper(corpus, paper_id)
     meta = paper.paper
     claims = []
@@ -199,7 +209,9 @@ def task_data(root: Path, paper_id: str, cache: Path | None = None) -> dict[str,
                 "regime": regime,
             }
         )
-    template = next(iter(new_logbook(root, paper_id, "yourname-1", "yourname").values()))
+    docs = doc_links(root)
+    starter = new_logbook(root, paper_id, "yourname-1", "yourname", corpus=corpus, docs=docs)
+    template = next(iter(starter.values()))
     return {
         "paper": {
             "id": meta.id,
@@ -221,7 +233,7 @@ def task_data(root: Path, paper_id: str, cache: Path | None = None) -> dict[str,
         "rules": [rule.split(". ", 1)[1] for rule in RULES],
         "steps": [step.split(". ", 1)[1] for step in _steps(paper_id)],
         "status": CHECK_STATUS,
-        "docs": doc_links(root),
+        "docs": docs,
         "logbook_template": template,
     }
 
@@ -246,8 +258,9 @@ CHECK_STATUS = (
 
 def task_brief(root: Path, paper_id: str, cache: Path | None = None) -> str:
     """Everything a coding agent needs to reproduce one paper, as Markdown."""
-    data = task_data(root, paper_id, cache)
-    paper = _require_paper(Corpus(root), paper_id)
+    corpus = Corpus(root)  # the command's one read of the repository
+    data = task_data(root, paper_id, cache, corpus)
+    paper = _require_paper(corpus, paper_id)
     meta = data["paper"]
     lines = [f"# Reproduce: {meta['title']}", "", f"- Paper id: `{meta['id']}` ({meta['venue']})"]
     lines += [f"- {name}: {url}" for name, url in meta["links"].items()]

@@ -22,7 +22,7 @@ from ..hints import empty_claims
 from ..loader import parse_yaml, to_model
 from ..models import VERDICTS, Logbook, RunRecord
 from ..problems import Problem
-from ..repo import Corpus
+from ..repo import Corpus, corpus_of
 from ..report.artifact import Artifact, ArtifactProblem
 from ..report.markdown import render_markdown
 from ..report.markdown_text import code, plain
@@ -89,12 +89,14 @@ def publish_report(
     github: Any,
     repo: str,
     repo_dir: Path | None = None,
+    corpus: Corpus | None = None,
 ) -> dict[str, Any]:
     """Post or update the sticky comment and create the check run (base-branch code).
 
     Who may change what is decided again here, from trusted facts: the changed paths
     from the base and head trees (``repo_dir``, a git checkout) or else from the files
-    API when it lists them all, and the author's permission.
+    API when it lists them all, and the author's permission. ``corpus``: the command's
+    one ``Corpus`` of the checkout ``repo_dir`` (its paper files), when it has one.
     """
     ruling = rule_pull(github, repo, artifact.pr, artifact.head_sha, repo_dir).ruling
     # the rule is decided here, from trusted facts; the artifact's view of it is dropped
@@ -116,7 +118,7 @@ def publish_report(
         extra=ruling.problems,
         notes=ruling.notes,
         reruns=plan_books(texts, lambda rel: texts[_book_key(rel)]),
-        empty=count_empty(texts, repo_dir),
+        empty=count_empty(texts, corpus_of(repo_dir, corpus)) if repo_dir else None,
     )
     body = render_markdown(report)
     ok = report.ok
@@ -170,11 +172,10 @@ def _book_key(rel: str) -> tuple[str, str]:
     return key
 
 
-def count_empty(texts: dict[tuple[str, str], str | None], repo_dir: Path | None) -> int | None:
-    """Claims the PR's logbooks leave empty, against the papers on the base branch."""
-    if repo_dir is None:
-        return None
-    corpus, total = Corpus(repo_dir), 0
+def count_empty(texts: dict[tuple[str, str], str | None], corpus: Corpus) -> int:
+    """Claims the PR's logbooks leave empty, against the papers of ``corpus`` (the base
+    branch's checkout, read by the command)."""
+    total = 0
     for (paper_id, logbook_id), text in texts.items():
         if text is None:
             continue

@@ -174,6 +174,7 @@ def ci_report(
     from ..ci.github import GitHub
     from ..ci.report import publish_report, render_comment
     from ..ci.steps import load_artifact_file
+    from ..repo import Corpus
 
     _event_or_pr(event, pr, sha)
     if post and not repo_name:
@@ -184,7 +185,10 @@ def ci_report(
         click.echo(render_comment(checked), nl=False)
         return
     assert repo_name is not None  # --post without it was refused above
-    result = publish_report(checked, github=github, repo=repo_name, repo_dir=git_dir)
+    corpus = Corpus(git_dir) if git_dir else None  # the base branch's paper files, read once
+    result = publish_report(
+        checked, github=github, repo=repo_name, repo_dir=git_dir, corpus=corpus
+    )
     click.echo(
         f"{'updated' if result['updated'] else 'posted'} the report on PR {checked.pr} "
         f"({'valid' if result['ok'] else 'problems'})"

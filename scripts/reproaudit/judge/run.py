@@ -42,10 +42,10 @@ from ..errors import ReproauditError, storage_error
 from ..fsutil import atomic_write, sweep_temp_files
 from ..gitrun import git_or_none
 from ..layout import DataPath
-from ..models import ClaimVerdict, Logbook, Usage, VerdictFile
+from ..models import ClaimVerdict, Usage, VerdictFile
 from ..problems import Problem
 from ..repo import Corpus, frozen_gc, paused_gc
-from ..rerun_inputs import InputHashes, inputs_in_folder
+from ..rerun_inputs import current_inputs
 from .cases import (  # noqa: F401 - re-exported: callers import them from here
     RulesJudge,
     claim_facts,
@@ -246,27 +246,6 @@ def judge_error_claims(case: Case, failure: str) -> list[ClaimVerdict]:
         ClaimVerdict(claim=c.id, verdict="inconclusive", evidence=evidence, flags=["judge_error"])
         for c in case.paper.claims
     ]
-
-
-def current_inputs(
-    corpus: Corpus, paper_id: str, logbook_id: str, book: Logbook, raw: bytes | None
-) -> InputHashes:
-    """The current hashes of what a re-run of this logbook must have run (on this host),
-    hashed once per corpus: the fitness check, the judge and the site's staleness share them."""
-    cached = corpus.inputs.get((paper_id, logbook_id))
-    if cached is None:
-        writeup = corpus.writeup(paper_id, logbook_id)
-        cached = inputs_in_folder(
-            corpus.root,
-            paper_id,
-            logbook_id,
-            book,
-            raw,
-            writeup.raw if writeup else None,
-            corpus.listing,
-        )
-        corpus.inputs[(paper_id, logbook_id)] = cached
-    return cached
 
 
 def verdict_config(verdict: VerdictFile) -> dict:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import __version__
 from .. import problems as P
@@ -22,13 +23,16 @@ from ..errors import InputError, ReproauditError
 from ..loader import load_model
 from ..models import Logbook, RunEnvironment, RunLimits, RunRecord
 from ..problems import Problem
-from ..rerun_inputs import InputHashes, read_inputs
+from ..rerun_inputs import InputHashes, current_inputs, read_inputs
 from .bundle import RUNNER
 from .hfjobs import DEFAULT_IMAGE, FLAVORS, JobsApi, run_hf_jobs
 from .local import host_python, run_local
 from .record import WrittenRecord, describe_record, tail_of, write_record
 from .sandbox import SANDBOXES, Limits, choose_sandbox
-from .spec import RunSpec, load_spec
+from .spec import RunSpec, load_logbook, load_spec
+
+if TYPE_CHECKING:
+    from ..repo import Corpus
 
 BACKENDS = ("local", "hf-jobs")
 
@@ -62,6 +66,7 @@ def reproduce_logbook(
     poll_s: float = 5.0,
     max_wait_s: float | None = None,
     here: Path | None = None,
+    corpus: Corpus | None = None,
 ) -> WrittenRecord:
     """Re-run one logbook and write its record under ``out``; return what was written.
 
@@ -76,12 +81,14 @@ def reproduce_logbook(
     logbook: the audit repository and the approved pull-request head.
     A run that fails or times out is still a record (status says so); only a
     logbook that cannot be run at all raises ``ReproauditError``. ``here`` is the folder
-    a relative ``logbook_path`` was typed in (the CLI's working folder).
+    a relative ``logbook_path`` was typed in (the CLI's working folder). ``corpus``: the
+    command's one ``Corpus`` of ``repo`` (``check --rerun``): the logbook, write-up and
+    code tree it read and hashed are used, not read again.
     """
     if backend not in BACKENDS:
         raise ReproauditError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
-    spec = load_spec(Path(repo), logbook_path, here)
-    inputs = bind_inputs(Path(repo), spec)  # before anything runs, on this host
+    spec = load_spec(Path(repo), logbook_path, here, corpus)
+    inputs = bind_inputs(Path(repo), spec, corpus)  # before anything runs, on this host
     limits = limits or Limits(wall_s=spec.timeout_s)
     image = spec.reproduce.image
     if backend == "local":
@@ -141,13 +148,19 @@ def reproduce_logbook(
     return write_record(Path(out), spec.paper, spec.logbook, record, outputs, log)
 
 
-def bind_inputs(repo: Path, spec: RunSpec) -> InputHashes:
-    """The hashes of the logbook, write-up, code tree and requirements, taken on the host.
+def bind_inputs(repo: Path, spec: RunSpec, corpus: Corpus | None = None) -> InputHashes:
+    """The hashes of the logbook, write-up, code tree and requirements, taken on the host
+    (from ``corpus``'s one read when given: the hashes the judge then compares).
 
     A code tree that cannot be hashed (a link, a device) cannot be bound, so it is not run.
     """
-    book = load_model(Path(repo) / spec.rel, Logbook, spec.rel)
-    inputs = read_inputs(Path(repo), spec.paper, spec.logbook, book)
+    if corpus is not None:
+        book = load_logbook(repo, spec.rel, corpus)
+        path = corpus.by_rel[spec.rel]  # load_logbook found it there
+        inputs = current_inputs(corpus, spec.paper, spec.logbook, book, corpus.load(path).raw)
+    else:
+        book = load_model(Path(repo) / spec.rel, Logbook, spec.rel)
+        inputs = read_inputs(Path(repo), spec.paper, spec.logbook, book)
     if inputs.refused:
         raise InputError(
             Problem(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import layout
 from .. import problems as P
@@ -20,6 +21,9 @@ from ..logbook_arg import resolve_logbook
 from ..models import Code, Logbook, Reproduce, parse_duration
 from ..problems import Problem
 from .confine import clean_logbook_path, escaping_links, inside
+
+if TYPE_CHECKING:
+    from ..repo import Corpus
 
 MAX_CODE_FILE_BYTES = 64 * 1024 * 1024  # one file of a code folder, as the re-run copies it
 MAX_REQUIREMENTS_BYTES = 256 * 1024
@@ -45,10 +49,15 @@ class RunSpec:
         return layout.in_paper_logbooks(self.paper, clean_code_path(self))
 
 
-def load_spec(repo: Path, logbook_path: str | Path, here: Path | None = None) -> RunSpec:
-    """Load a logbook and check it can be re-run; raise ``ReproauditError`` when not."""
-    rel, paper, logbook = resolve_logbook(repo, logbook_path, here)
-    book = load_model(Path(repo) / rel, Logbook, rel)
+def load_spec(
+    repo: Path, logbook_path: str | Path, here: Path | None = None, corpus: Corpus | None = None
+) -> RunSpec:
+    """Load a logbook and check it can be re-run; raise ``ReproauditError`` when not.
+
+    ``corpus``: the command's one ``Corpus`` of ``repo`` (``check``), whose read of the
+    logbook is used instead of reading it again."""
+    rel, paper, logbook = resolve_logbook(repo, logbook_path, here, corpus=corpus)
+    book = load_logbook(repo, rel, corpus)
     if book.logbook.paper != paper or book.logbook.id != logbook:
         raise InputError(
             Problem(
@@ -105,6 +114,20 @@ def load_spec(repo: Path, logbook_path: str | Path, here: Path | None = None) ->
         clean_code_path(spec)
     requirements_file(repo, spec)
     return spec
+
+
+def load_logbook(repo: Path, rel: str, corpus: Corpus | None = None) -> Logbook:
+    """The logbook at ``rel``, from ``corpus`` when given (read once), else from disk;
+    ``InputError`` naming the file when it does not validate."""
+    if corpus is None:
+        return load_model(Path(repo) / rel, Logbook, rel)
+    path = corpus.by_rel.get(rel)
+    loaded = corpus.load(path) if path is not None else None
+    if loaded is None:
+        return load_model(Path(repo) / rel, Logbook, rel)  # says why it cannot be read
+    if loaded.model is None:
+        raise InputError(loaded.problems)
+    return loaded.model
 
 
 def clean_code_path(spec: RunSpec) -> str:

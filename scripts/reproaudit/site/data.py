@@ -21,12 +21,13 @@ from .. import layout
 from ..changes import pull_numbers
 from ..fold import fold_all
 from ..judge.inputs import passed_and_current, read_rerun
-from ..judge.run import current_inputs, is_stale
+from ..judge.run import is_stale
 from ..layout import RECORD_FILES, RUN_JSON
 from ..models import Logbook, PaperFile, Review, RunRecord, VerdictFile
 from ..records import Tables, load_tables
 from ..repo import Corpus, paused_gc
 from ..rerun_files import LIMITS
+from ..rerun_inputs import current_inputs
 
 Key = tuple[str, str]  # (paper id, logbook id)
 _PULL = re.compile(r"^https://github\.com/[^/]+/[^/]+/pull/\d+")
