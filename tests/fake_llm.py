@@ -39,8 +39,10 @@ that break transport break them too.
 ``latency`` delays every answer (seconds). Every request's JSON body is kept in
 ``requests``; ``judging`` and ``screening`` count each kind; ``in_flight`` is the
 number of requests being answered now and ``most_in_flight`` the most at once;
-``arrivals`` holds (monotonic time, requests in flight with this one) per request and
-``throttled_at`` the time each 429 was sent.
+``arrivals`` holds (monotonic time, requests in flight with this one) per request,
+``throttled_at`` the time each 429 was sent, and ``trickled`` (bytes sent, bytes in all)
+per trickled reply when it ended: a count of the seconds a client listened that load can
+only lower, since each byte waits ``trickle`` seconds.
 """
 
 from __future__ import annotations
@@ -108,6 +110,7 @@ class FakeLLM:
         self.screen_from = screen_from
         self.arrivals: list[tuple[float, int]] = []
         self.throttled_at: list[float] = []
+        self.trickled: list[tuple[int, int]] = []  # (bytes sent, of) per trickled reply
         self.requests: list[dict[str, Any]] = []
         self.count = 0
         self.judging = 0
@@ -116,6 +119,7 @@ class FakeLLM:
         self.most_in_flight = 0
         self.stopping = threading.Event()
         self._lock = threading.Lock()
+        self._ended = threading.Condition(self._lock)
         self._http = LocalServer(self._handler())
         server = self._http._server
         report = server.handle_error
@@ -126,6 +130,14 @@ class FakeLLM:
                 report(request, address)
 
         server.handle_error = handle_error  # type: ignore[method-assign]
+
+    def end_trickles(self, timeout: float = 60.0) -> list[tuple[int, int]]:
+        """Stop every reply still trickling and wait (on an event, up to ``timeout``) until
+        each trickled request is counted in ``trickled``; return it."""
+        self.stopping.set()
+        with self._ended:
+            self._ended.wait_for(lambda: len(self.trickled) >= self.count, timeout)
+            return list(self.trickled)
 
     @property
     def url(self) -> str:
@@ -318,6 +330,7 @@ class FakeLLM:
                     f"X-Padding: {'x' * 200}\r\nContent-Length: {len(data)}\r\n\r\n"
                 ).encode()
                 slow = (head if fake.trickle_headers else b"") + data
+                sent = 0
                 try:
                     if not fake.trickle_headers:
                         self.wfile.write(head)
@@ -327,8 +340,13 @@ class FakeLLM:
                             return
                         self.wfile.write(slow[i : i + 1])
                         self.wfile.flush()
+                        sent += 1
                 except OSError:
                     return  # the client gave up: what it should do
+                finally:
+                    with fake._ended:
+                        fake.trickled.append((sent, len(slow)))
+                        fake._ended.notify_all()
 
             def _send(self, status: int, headers: dict[str, str], text: str) -> None:
                 data = text.encode()
