@@ -502,8 +502,11 @@ class FakeHub:
     events, ``POST .../cancel`` stops it, ``GET /api/whoami-v2`` names the user.
     """
 
-    def __init__(self, tmp: Path, hold: bool = False) -> None:
+    def __init__(
+        self, tmp: Path, hold: bool = False, image_env: dict[str, str] | None = None
+    ) -> None:
         self.tmp, self.hold = tmp, hold
+        self.image_env = image_env or {}  # what the job's image sets (a pip index, say)
         self.specs: list[dict[str, Any]] = []
         self.auth: list[str | None] = []
         self.jobs: dict[str, dict[str, Any]] = {}
@@ -584,7 +587,8 @@ class FakeHub:
             argv[0] = sys.executable
         home = self.tmp / f"job-home-{id(job)}"
         home.mkdir()
-        env = {"PATH": os.environ["PATH"], "HOME": str(home), **job["spec"]["environment"]}
+        env = {"PATH": os.environ["PATH"], "HOME": str(home), **self.image_env}
+        env |= job["spec"]["environment"]
         proc = subprocess.Popen(
             argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
         )

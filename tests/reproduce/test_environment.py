@@ -297,3 +297,103 @@ def test_a_requirements_file_cannot_point_the_host_anywhere(mini_repo, tmp_path,
     assert record.status == "failed"
     assert "[reproaudit] installing point-1/requirements.txt refused: " in record.log_tail
     assert listener.seen == []
+
+
+# --- Hugging Face Jobs: the job installs with its own network, so wheels only -------------
+
+
+def hf_job(repo: Path, rel: str, tmp: Path, house: Path):
+    """Re-run ``rel`` as a Hugging Face Job on a local stand-in Hub that really runs it; the
+    job's image points pip at ``house`` (its own index), as an image's pip.conf may."""
+    from tests.test_reproduce import FakeHub, _api, _pushed_mini_repo
+
+    hub = FakeHub(tmp, image_env={"PIP_FIND_LINKS": str(house), "PIP_NO_INDEX": "1"})
+    try:
+        sha = _pushed_mini_repo(repo)
+        return reproduce_logbook(
+            repo,
+            rel,
+            backend="hf-jobs",
+            out=tmp / "out",
+            api=_api(hub),
+            source_repo_url=str(repo),
+            source_sha=sha,
+            poll_s=0.05,
+        )
+    finally:
+        hub.close()
+
+
+def evil_sdist(tmp: Path, listener: Listener) -> Path:
+    """A house holding only an sdist of evildep whose setup.py calls home."""
+    house, pkg = tmp / "house", tmp / "evildep-1.0"
+    pkg.mkdir()
+    (pkg / "setup.py").write_text(
+        probe(listener, "setup.py ran")
+        + "from setuptools import setup\nsetup(name='evildep', version='1.0')\n"
+    )
+    (pkg / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: evildep\nVersion: 1.0\n")
+    house.mkdir()
+    with tarfile.open(house / "evildep-1.0.tar.gz", "w:gz") as tar:
+        tar.add(pkg, arcname="evildep-1.0")
+    return house
+
+
+def test_a_jobs_install_builds_no_sdist(mini_repo, tmp_path, listener):
+    """In a job, pip installs with the job's network: an sdist's setup.py would run there.
+    The runner installs wheels only, so it never runs, and the run says why it failed."""
+    house = evil_sdist(tmp_path, listener)
+    code = {"run.py": USE.format(name="evildep", port=listener.port)}
+    rel = add_logbook(mini_repo, "evil-hf", "python run.py", code)
+    with_requirements(mini_repo, rel, "evil-hf", "evildep==1.0\n")
+    record = hf_job(mini_repo, rel, tmp_path, house)
+    assert listener.seen == [], record.log_tail  # setup.py never ran
+    assert record.status == "failed" and not record.outputs_written, record.log_tail
+    assert "pip could not install the requirements" in record.log_tail
+    assert "re-runs install wheels only, so that no one's build code runs" in record.log_tail
+
+
+def test_a_jobs_install_takes_an_honest_wheel(mini_repo, tmp_path, listener):
+    """The control: a pinned wheel installs in the job and the command imports it."""
+    wheel = build_wheel(tmp_path, "honestdep", "VALUE = 42\n")
+    code = {"run.py": USE.format(name="honestdep", port=listener.port)}
+    rel = add_logbook(mini_repo, "honest-hf", "python run.py", code)
+    with_requirements(mini_repo, rel, "honest-hf", "honestdep==1.0\n")
+    record = hf_job(mini_repo, rel, tmp_path, wheel.parent)
+    assert record.status == "passed", record.log_tail
+    assert outputs_of(tmp_path / "out", "honest-hf")["value"] == 42
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "--index-url http://127.0.0.1:{port}/simple\nanything==1.0",
+        "anything @ http://127.0.0.1:{port}/anything-1.0.tar.gz",
+        "-e git+http://127.0.0.1:{port}/repo.git#egg=anything",
+        "anything>=1.0",
+    ],
+)
+def test_a_jobs_requirements_are_read_strictly_before_launching(
+    mini_repo, tmp_path, listener, line
+):
+    """What the local backend refuses is refused before a job is launched (and paid for)."""
+    from tests.test_reproduce import FakeHub, _api, _pushed_mini_repo
+
+    rel = add_logbook(mini_repo, "point-hf", "python run.py", {"run.py": "print(1)\n"})
+    with_requirements(mini_repo, rel, "point-hf", line.format(port=listener.port) + "\n")
+    hub = FakeHub(tmp_path)
+    try:
+        with pytest.raises(ReproauditError, match=r"reproduce\.requirements: not launched: "):
+            reproduce_logbook(
+                mini_repo,
+                rel,
+                backend="hf-jobs",
+                out=tmp_path / "out",
+                api=_api(hub),
+                source_repo_url=str(mini_repo),
+                source_sha=_pushed_mini_repo(mini_repo),
+                poll_s=0.05,
+            )
+    finally:
+        hub.close()
+    assert hub.specs == [] and listener.seen == []

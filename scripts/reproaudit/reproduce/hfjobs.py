@@ -29,6 +29,7 @@ from .docker import DEFAULT_IMAGE
 from .markers import MARK, JobLog, read_job_log
 from .record import RunOutcome, Status, log_text
 from .spec import RunSpec, requirements_bytes, requirements_file
+from .wheels import HINT, RequirementRefused, read_requirements
 
 __all__ = ["DEFAULT_IMAGE", "MARK", "RUNNER", "read_job_log", "run_hf_jobs"]
 
@@ -127,8 +128,9 @@ def job_command(
 ) -> list[str]:
     """The job's argument list: the fixed runner, then every value as its own argument.
 
-    ``requirements`` (the text of the logbook's requirements file) is installed
-    by the runner before the command: Jobs cannot cut the network between the two.
+    ``requirements`` (the text of the logbook's requirements file, read strictly by
+    ``checked_requirements``) is installed by the runner before the command, wheels
+    only: Jobs cannot cut the network between the two.
     """
     return [
         "python3",
@@ -146,6 +148,26 @@ def job_command(
         "--",
         *spec.argv,
     ]
+
+
+def checked_requirements(spec: RunSpec, req: Path, data: bytes) -> None:
+    """Refuse, before launching, a requirements file the local backend would refuse
+    (``wheels.read_requirements``: pinned ``==`` lines, no index, URL, path or ``-e``):
+    the job installs it with the job's network, wheels only."""
+    source = str(spec.reproduce.requirements)
+    try:
+        read_requirements(data.decode("utf-8", errors="replace"), source, req.parent)
+    except RequirementRefused as exc:
+        raise InputError(
+            Problem(
+                P.REQUIREMENTS_NOT_ALLOWED,
+                spec.rel,
+                None,
+                "reproduce.requirements",
+                f"not launched: {exc}",
+                HINT,
+            )
+        ) from None
 
 
 def final_status(
@@ -188,6 +210,8 @@ def run_hf_jobs(
     req = requirements_file(repo, spec)
     req_bytes = requirements_bytes(repo, spec) or b""
     req_sha = hashlib.sha256(req_bytes).hexdigest() if req is not None else None
+    if req is not None:
+        checked_requirements(spec, req, req_bytes)  # before a job is paid for
     job_timeout = spec.timeout_s + SETUP_GRACE_S
     ns = namespace or _call("whoami", None, api.whoami)["name"]
     started = time.monotonic()

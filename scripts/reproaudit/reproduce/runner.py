@@ -20,8 +20,9 @@ runner's memory, environment or open files through ``/proc/<pid>/``.
 Options: ``--pidns`` (the runner is the first process of its own PID namespace:
 when the command ends, every other process in the namespace is killed before
 the outputs are printed, so nothing the command left behind can print after
-them); ``--requirements TEXT`` (a pip requirements file's text, installed into
-a folder on ``PYTHONPATH`` before the command: the Jobs backend's install step).
+them); ``--requirements TEXT`` (a pip requirements file's text, read strictly by
+the caller, installed as wheels only into a folder on ``PYTHONPATH`` before the
+command: the Jobs backend's install step).
 
 Standard library only, Python 3.8 syntax: job images are arbitrary. ``RUNNER``
 (``bundle.py``) is this file with the shared safety modules (``confine``,
@@ -99,10 +100,11 @@ def has_hashes(text: str) -> bool:
 
 
 def pip_argv(python: str, requirements: str, target: str, hashed: bool) -> list:
-    """pip's arguments to install ``requirements`` into ``target``, with ``--require-hashes``
-    when the file gives hashes."""
+    """pip's arguments to install ``requirements`` into ``target``: wheels only (a wheel is
+    unpacked, never built, so no one's build code runs with the job's network), with
+    ``--require-hashes`` when the file gives hashes."""
     argv = [python, "-m", "pip", "install", "--quiet", "--no-input", "--disable-pip-version-check"]
-    argv += ["--no-cache-dir", "--target", target, "-r", requirements]
+    argv += ["--no-cache-dir", "--only-binary=:all:", "--target", target, "-r", requirements]
     return argv + (["--require-hashes"] if hashed else [])
 
 
@@ -267,7 +269,10 @@ def install(requirements: str, root: str, env: dict) -> str:
         stdin=subprocess.DEVNULL,
     )
     if done.returncode != 0:
-        raise RuntimeError(f"pip could not install the requirements (exit {done.returncode})")
+        raise RuntimeError(
+            f"pip could not install the requirements (exit {done.returncode}): re-runs install "
+            "wheels only, so that no one's build code runs; pin releases that publish a wheel"
+        )
     return deps
 
 
