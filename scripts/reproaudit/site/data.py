@@ -41,7 +41,7 @@ class StoredRerun:
     run: RunRecord | None  # run.json as its one model; None when it does not validate
     files: dict[str, bytes]  # file name -> bytes, published beside the logbook page
     outputs: Any = None  # parsed outputs.json, for the re-run numbers
-    current: bool = True  # a passed re-run of the logbook's bytes as they are now
+    current: bool = False  # a passed re-run of the logbook's bytes as they are now
     ignored: str | None = None  # why the judge ignores the record (``stale_rerun``), or None
 
     @property
