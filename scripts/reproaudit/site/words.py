@@ -136,9 +136,9 @@ FLAGS: dict[str, tuple[str, str]] = {
     "stale_rerun": (
         "re-run record ignored",
         "The stored re-run ran other bytes of the logbook, its write-up, code or requirements "
-        "(or its outputs were changed), so its numbers were not used: the claim awaits a "
-        "re-run of the current bytes, and the evidence says when the old record's outputs "
-        "contradict the typed numbers.",
+        "(or its outputs were changed), so its numbers were not used, nor shown as results: "
+        "the claim awaits a re-run of the current bytes, and the evidence says when the old "
+        "record's outputs contradict the typed numbers.",
     ),
     "scale_suspect": (
         "scale suspect",
