@@ -34,7 +34,8 @@ def test_normalize_names_the_id_a_pasted_text_means(text: str, key: str | None) 
 
 def test_shards_are_two_safe_characters() -> None:
     assert shard("kp4rt9vq2x") == "kp"
-    assert shard("2602.11873") == "26"
+    assert shard("2602.11873") == "73"  # an arXiv id by its last digits, not its year
+    assert shard("3dgs-1") == "_1" and shard("7") == "7_"
     assert shard("z_") == "z_" and shard("a.b") == "a_"
 
 
@@ -47,7 +48,7 @@ def test_the_build_writes_each_id_into_its_shard(built: Path) -> None:
             "paper",
         ]
     ]
-    arxiv = json.loads((built / "ids" / "26.json").read_text())
+    arxiv = json.loads((built / "ids" / "73.json").read_text())
     assert [hit[1] for hit in arxiv["2602.11873"]] == ["papers/Kp4rT9vQ2x/"]
     people = json.loads((built / "ids" / "ca.json").read_text())
     assert people["carol-lin"] == [["@carol-lin", "people/carol-lin/", "contributor"]]
