@@ -102,9 +102,55 @@ def shards(items: list[IdEntry]) -> dict[str, dict[str, list[list[str]]]]:
     return {name: dict(table) for name, table in sorted(out.items())}
 
 
-def by_first_character(items: list[IdEntry]) -> dict[str, list[IdEntry]]:
-    """The static lookup pages: first character of the id -> its entries, sorted by id."""
-    out: dict[str, list[IdEntry]] = defaultdict(list)
-    for item in sorted(items, key=lambda i: (i.key, i.kind, i.url)):
-        out[SHARD_CHARS.sub("_", item.key[0])].append(item)
-    return dict(sorted(out.items()))
+LOOKUP_PAGE = 1000  # ids on one static lookup page at most (about 200 kB of HTML)
+
+
+@dataclass(frozen=True)
+class LookupPage:
+    """A static lookup page: the ids that start with ``shown``, or the narrower pages."""
+
+    prefix: str  # its folder under ids/: the ids' first characters, others as ``_``
+    shown: str  # those characters as the ids spell them
+    entries: list[IdEntry]  # sorted by id; empty when the page lists narrower pages
+    narrower: list[tuple[str, str]]  # (prefix, shown) of the pages it splits into
+
+
+def _cut(key: str, length: int) -> str:
+    return SHARD_CHARS.sub("_", key[:length].ljust(length, "_"))
+
+
+def lookup_pages(items: list[IdEntry], limit: int | None = None) -> list[LookupPage]:
+    """The static lookup pages, the ones of the first characters first.
+
+    An id is looked up by its first character; a page that would list more than ``limit``
+    ids (every arXiv id of a conference starts with ``26``: 6,454 at 6,352 papers) lists
+    instead the pages of the shortest longer prefix that tells them apart (``2601``, ...),
+    and so on down.
+    """
+    limit = LOOKUP_PAGE if limit is None else limit
+    ordered = sorted(items, key=lambda i: (i.key, i.kind, i.url))
+    pages: list[LookupPage] = []
+
+    def place(prefix: str, length: int, group: list[IdEntry]) -> None:
+        longest = max(len(i.key) for i in group)
+        parts: dict[str, list[IdEntry]] = defaultdict(list)
+        while len(group) > limit and length < longest and len(parts) < 2:
+            length += 1
+            parts = defaultdict(list)
+            for item in group:
+                parts[_cut(item.key, length)].append(item)
+        shown = group[0].key[: len(prefix)]
+        if len(parts) < 2:
+            pages.append(LookupPage(prefix, shown, group, []))
+            return
+        narrower = [(name, part[0].key[:length]) for name, part in parts.items()]
+        pages.append(LookupPage(prefix, shown, [], narrower))
+        for name, part in parts.items():
+            place(name, length, part)
+
+    firsts: dict[str, list[IdEntry]] = defaultdict(list)
+    for item in ordered:
+        firsts[_cut(item.key, 1)].append(item)
+    for first in sorted(firsts):
+        place(first, 1, firsts[first])
+    return sorted(pages, key=lambda page: (len(page.prefix) > 1, page.prefix))

@@ -307,23 +307,30 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
             description="Every claim and verdict as CSV, Parquet and JSON lines.",
         ),
     ]
-    groups = ids.by_first_character(id_entries(data))
+    lookups = ids.lookup_pages(id_entries(data))
+    firsts = [page.prefix for page in lookups if len(page.prefix) == 1]
     out.append(
         Page(
             "ids/index.md",
             "Look up an id",
-            render("ids.html", "ids/index.md", data, groups=list(groups), entries=None),
+            render("ids.html", "ids/index.md", data, groups=firsts, page=None),
             description="Paper, arXiv and logbook ids and contributors' handles, A to Z.",
         )
     )
-    for first, group in groups.items():
-        src = f"ids/{first}/index.md"
+    for lookup in lookups:
+        src = f"ids/{lookup.prefix}/index.md"
+        shown = "other characters" if lookup.prefix == "_" else lookup.shown
+        count = len(lookup.entries) or len(lookup.narrower)
         out.append(
             Page(
                 src,
-                f"Ids starting with {first.upper() if first != '_' else 'other characters'}",
-                partial(render, "ids.html", src, data, groups=list(groups), entries=group),
-                description=f"{number(len(group))} ids and the pages they lead to.",
+                f"Ids starting with {shown}",
+                partial(render, "ids.html", src, data, groups=firsts, page=lookup),
+                description=(
+                    f"{number(count)} ids and the pages they lead to."
+                    if lookup.entries
+                    else f"Ids starting with {shown}, in {number(count)} pages."
+                ),
                 shell=True,
             )
         )
