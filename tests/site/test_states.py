@@ -377,3 +377,33 @@ def test_every_state_reads_at_4_5_to_1_with_no_serious_axe_finding(
             ]
         context.close()
     assert serious == []
+
+
+CHIPS_OF_ROWS = """() => Object.fromEntries([...document.querySelectorAll('#ra-papers tbody tr')]
+  .map(tr => [tr.querySelector('td a').getAttribute('href').split('/').filter(Boolean).pop(),
+              (c => [c.className, c.href, c.textContent])(tr.querySelector('a.ra-bucket'))]))"""
+
+
+@browser_only
+def test_the_papers_list_draws_each_outcome_as_its_static_rows_do(
+    browser: object, site_url: str
+) -> None:
+    """The rows the script builds from the JSON slices (here after a sort) carry the same
+    chip, words and meaning link as the rows written into the page."""
+    still = browser.new_context(java_script_enabled=False)
+    page = still.new_page()
+    page.goto(site_url + "papers/")
+    written = page.evaluate(CHIPS_OF_ROWS)
+    still.close()
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(site_url + "papers/")
+    page.select_option("#ra-sort", "newest")
+    page.wait_for_url("**sort=newest")
+    page.locator("#ra-count").filter(has_text=f"{len(CASES)} of {len(CASES)} papers").wait_for()
+    built = page.evaluate(CHIPS_OF_ROWS)
+    context.close()
+    assert set(written) == set(CASES)
+    assert built == written
+    assert "ra-bucket--not_rerun" in built["Stypedonly1"][0]  # control: a case that differs
+    assert built["Sawaiting01"][1].endswith("#state-awaiting")
