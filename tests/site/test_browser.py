@@ -46,6 +46,7 @@ PAGE_TYPES = {
     "downloads": "downloads/",
     "handwritten": "verdicts-and-flags/",
     "authors": "authors/",
+    "reference": "reference/data-files/",  # generated from the models: wide Markdown tables
     "a-z": "browse/a-z/",
     "ids": "ids/",
     "ids-letter": "ids/c/",
