@@ -88,3 +88,53 @@ def test_the_grid_scrolls_in_its_own_box_with_the_claim_column_fixed(
     # the box is a keyboard stop with a name, so its content can be scrolled without a mouse
     assert wrap.get_attribute("tabindex") == "0" and wrap.get_attribute("aria-label")
     context.close()
+
+
+def test_the_keyboard_reaches_the_grid_and_scrolls_it(browser: object, crowded_url: str) -> None:
+    """Tab by Tab from the top of the page, the grid's box takes the focus, and the arrow
+    keys then scroll it sideways."""
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    page = context.new_page()
+    page.goto(crowded_url)
+    for _ in range(200):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.classList.contains('ra-grid-wrap')"):
+            break
+    else:
+        raise AssertionError("the grid's box never takes the focus")
+    for _ in range(10):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function("document.querySelector('.ra-grid-wrap').scrollLeft > 0")
+    assert page.evaluate("window.scrollX") == 0  # the box scrolled, not the page
+    context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_no_serious_axe_finding_on_the_crowded_paper(
+    browser: object, crowded_url: str, width: int
+) -> None:
+    """axe-core on the paper with twelve logbooks, light and dark."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    phone = width < 500
+    serious = []
+    for scheme, palette in (("light", "default"), ("dark", "slate")):
+        context = browser.new_context(
+            viewport={"width": width, "height": 900},
+            color_scheme=scheme,
+            is_mobile=phone,
+            has_touch=phone,
+        )
+        page = context.new_page()
+        page.goto(crowded_url)
+        page.wait_for_function(
+            "want => document.body.getAttribute('data-md-color-scheme') === want", arg=palette
+        )
+        found = Axe().run(page)
+        serious += [
+            f"{scheme}: {v['id']}: {[n['target'] for n in v['nodes']][:3]}"
+            for v in found.response["violations"]
+            if v["impact"] in ("serious", "critical")
+        ]
+        context.close()
+    assert serious == []

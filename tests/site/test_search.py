@@ -298,3 +298,40 @@ def test_query_bytes_counts_at_least_what_chromium_fetches(
     assert {p for p in paths if p.parent.name != "fragment"} <= set(counted), sorted(paths)
     assert len(fragments) <= sum(p.parent.name == "fragment" for p in counted)
     assert sum(served_bytes(p) for p in paths) <= sum(counted.values())
+
+
+@pytest.mark.parametrize("width", (390, 1366))
+def test_no_serious_axe_finding_on_a_page_of_results(
+    browser: object, crowded: tuple[Path, str], width: int
+) -> None:
+    """axe-core, light and dark, on results with "More results", filters and a correction."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    _, url = crowded
+    phone = width < 500
+    rules = {"rules": {"target-size": {"enabled": True}}} if phone else {}
+    serious = []
+    for scheme, palette in (("light", "default"), ("dark", "slate")):
+        context = browser.new_context(
+            viewport={"width": width, "height": 900},
+            color_scheme=scheme,
+            is_mobile=phone,
+            has_touch=phone,
+        )
+        page = context.new_page()
+        for query in ("q=paging", "q=Ferreyar&kind=paper"):
+            page.goto(f"{url}search/?{query}")
+            results(page, url)
+            page.wait_for_function(
+                "want => document.body.getAttribute('data-md-color-scheme') === want",
+                arg=palette,
+            )
+            found = Axe().run(page, options=rules)
+            serious += [
+                f"{query} ({scheme}): {v['id']}: {[n['target'] for n in v['nodes']][:3]}"
+                for v in found.response["violations"]
+                if v["impact"] in ("serious", "critical")
+            ]
+        assert page.locator("#ra-search-status").inner_text().count("no exact match") == 1
+        context.close()
+    assert serious == []

@@ -64,7 +64,8 @@ def _queries(data: object) -> list[str]:
     surname = paper.authors[0].name.split()[-1]
     word = max(paper.title.split(), key=len)
     typo = surname[0] + surname[2] + surname[1] + surname[3:]  # two letters swapped
-    return [surname, typo, word, paper.title, paper.id, "method"]
+    arxiv = f"arXiv:{paper.links.arxiv}v2"
+    return [surname, typo, word, paper.title, paper.id, arxiv, "method"]
 
 
 def test_a_first_query_scaled_to_a_conference_stays_under_300_kb(indexed: tuple) -> None:

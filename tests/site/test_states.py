@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import html
 import re
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -23,6 +25,10 @@ from reproaudit.site.build import build_site
 from tests.site.conftest import NOW
 
 ATOM = "{http://www.w3.org/2005/Atom}"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+browser_only = pytest.mark.skipif(
+    not Path(CHROMIUM).exists(), reason="Chromium is not installed (apt-get install chromium)"
+)
 
 # paper id -> (verdict, flags, review stance, author stance, claim label, paper label)
 CASES: dict[str, tuple[str, list[str], str | None, str | None, str, str]] = {
@@ -68,6 +74,14 @@ CASES: dict[str, tuple[str, list[str], str | None, str | None, str, str]] = {
         None,
         "verified, not re-run",
         "Fully reproduced, not re-run",
+    ),
+    "Stoytyped01": (
+        "toy",
+        ["toy_setup", "not_rerun"],
+        None,
+        None,
+        "toy, not re-run",
+        "Toy only, not re-run",
     ),
 }
 
@@ -178,6 +192,10 @@ def test_every_surface_says_the_same_words(site: Path, paper: str) -> None:
     # the badge
     badge = ET.fromstring((site / "badges" / f"{paper}.svg").read_bytes())
     assert badge.get("aria-label") == f"reproaudit: {paper_label.lower()}"
+    # drawn as the chips are: an outline when nobody re-ran the numbers, else filled
+    value = badge.findall("{http://www.w3.org/2000/svg}rect")[1]
+    waiting = "not_rerun" in flags
+    assert (value.get("fill") == "#fff" and value.get("stroke-dasharray") is not None) == waiting
     # the static list of papers and the home page's newest verdicts
     listing = read(site / "browse" / "a-z" / "index.html")
     row = between(listing, f'href="../../papers/{paper}/"', "</tr>")
@@ -253,3 +271,139 @@ def test_the_judge_rules_page_uses_the_same_words() -> None:
     for key, (label, _) in words.STATES.items():
         assert key == "untested" or label in said, label
     assert "..., not re-run" in said and "..., disputed by the authors" in said
+
+
+# --- in the browser: how each state is drawn ------------------------------------------------
+
+LOOK = """e => { const s = getComputedStyle(e);
+  return [s.backgroundColor, s.borderTopStyle, s.fontStyle, s.color]; }"""
+PALETTES = (("light", "default"), ("dark", "slate"))
+
+
+@pytest.fixture(scope="module")
+def site_url(site: Path) -> Iterator[str]:
+    from tests.site.test_browser import serving
+
+    with serving(site) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    from tests.site.test_browser import headless_chromium
+
+    with headless_chromium() as chromium:
+        yield chromium
+
+
+def _palette(browser: object, scheme: str, palette: str, width: int = 1366) -> object:
+    phone = width < 500
+    context = browser.new_context(
+        viewport={"width": width, "height": 900},
+        color_scheme=scheme,
+        is_mobile=phone,
+        has_touch=phone,
+    )
+    context.wanted_palette = palette
+    return context
+
+
+def _open(context: object, url: str) -> object:
+    page = context.pages[0] if context.pages else context.new_page()
+    page.goto(url)
+    page.wait_for_function(
+        "want => document.body.getAttribute('data-md-color-scheme') === want",
+        arg=context.wanted_palette,
+    )
+    return page
+
+
+@browser_only
+@pytest.mark.parametrize(("scheme", "palette"), PALETTES)
+def test_a_verdict_nobody_re_ran_is_an_outline_and_each_state_looks_its_own(
+    browser: object, site_url: str, scheme: str, palette: str
+) -> None:
+    """The claim's chip and the paper's outcome, as Chromium draws them: a verdict from numbers
+    nobody re-ran (and one awaiting a re-run) is an outline on the page's own background, never
+    filled like a re-run verdict; states that differ in kind look different."""
+    context = _palette(browser, scheme, palette)
+    claim, paper = {}, {}
+    for case in sorted(CASES):
+        page = _open(context, f"{site_url}papers/{case}/")
+        claim[case] = page.locator('td[data-label="Outcome"] a.ra-chip').evaluate(LOOK)
+        paper[case] = page.locator(".ra-meta a.ra-bucket").evaluate(LOOK)
+    context.close()
+    for case, (_, flags, *_rest) in CASES.items():
+        unrerun = "not_rerun" in flags
+        for look in (claim[case], paper[case]):
+            filled = look[0] not in ("rgba(0, 0, 0, 0)", "transparent")
+            assert filled != unrerun, (case, look)
+            assert (look[1] != "solid" and look[1] != "none") == unrerun, (case, look)
+    # the words differ, and so does the look: re-run against not, decided against waiting
+    pairs = [
+        ("Sverified01", "Stypedonly1"),
+        ("Stoy0000001", "Stoytyped01"),
+        ("Sinconclus1", "Sawaiting01"),
+        ("Sverified01", "Sreview0001"),
+        ("Sreview0001", "Sconfirmed1"),
+        ("Stypedonly1", "Sawaiting01"),
+    ]
+    for a, b in pairs:
+        assert claim[a] != claim[b], (a, b, claim[a])
+
+
+@browser_only
+@pytest.mark.parametrize("width", [1366, 390])
+def test_every_state_reads_at_4_5_to_1_with_no_serious_axe_finding(
+    browser: object, site_url: str, width: int
+) -> None:
+    """axe on the pages that show every state (each paper, the list, the home page's newest
+    verdicts, the meaning page), light and dark: a chip's words keep their contrast whatever
+    state and qualifier it combines."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    axe, serious = Axe(), []
+    paths = [f"papers/{case}/" for case in sorted(CASES)]
+    paths += ["", "browse/a-z/", "meaning/", "papers/"]
+    for scheme, palette in PALETTES:
+        context = _palette(browser, scheme, palette, width)
+        for path in paths:
+            page = _open(context, site_url + path)
+            found = axe.run(page)
+            serious += [
+                f"{path} ({scheme}): {v['id']}: {[n['target'] for n in v['nodes']][:3]}"
+                for v in found.response["violations"]
+                if v["impact"] in ("serious", "critical")
+            ]
+        context.close()
+    assert serious == []
+
+
+CHIPS_OF_ROWS = """() => Object.fromEntries([...document.querySelectorAll('#ra-papers tbody tr')]
+  .map(tr => [tr.querySelector('td a').getAttribute('href').split('/').filter(Boolean).pop(),
+              (c => [c.className, c.href, c.textContent])(tr.querySelector('a.ra-bucket'))]))"""
+
+
+@browser_only
+def test_the_papers_list_draws_each_outcome_as_its_static_rows_do(
+    browser: object, site_url: str
+) -> None:
+    """The rows the script builds from the JSON slices (here after a sort) carry the same
+    chip, words and meaning link as the rows written into the page."""
+    still = browser.new_context(java_script_enabled=False)
+    page = still.new_page()
+    page.goto(site_url + "papers/")
+    written = page.evaluate(CHIPS_OF_ROWS)
+    still.close()
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(site_url + "papers/")
+    page.select_option("#ra-sort", "newest")
+    page.wait_for_url("**sort=newest")
+    page.locator("#ra-count").filter(has_text=f"{len(CASES)} of {len(CASES)} papers").wait_for()
+    built = page.evaluate(CHIPS_OF_ROWS)
+    context.close()
+    assert set(written) == set(CASES)
+    assert built == written
+    assert "ra-bucket--not_rerun" in built["Stypedonly1"][0]  # control: a case that differs
+    assert built["Sawaiting01"][1].endswith("#state-awaiting")

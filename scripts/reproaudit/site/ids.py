@@ -2,10 +2,10 @@
 
 A reader pastes a paper id, an OpenReview forum URL, an arXiv id or URL, a logbook id or a
 contributor's handle; full-text search ranks those poorly (an id is one token among many).
-So the build writes a small lookup, sharded by the first two characters of the normalised
-id (``ids/<shard>.json``), which the search page fetches (one request of a few hundred bytes)
-before it asks Pagefind, and static lookup pages (``ids/<character>/``) that resolve the same
-ids without JavaScript. :func:`normalize` is mirrored in ``reproaudit-search.js``; the tests
+So the build writes a small lookup, sharded by two characters of the normalised id
+(:func:`shard`: ``ids/<shard>.json``), which the search page fetches (one request of a few
+kB) before it asks Pagefind, and static lookup pages (``ids/<character>/``) that resolve the
+same ids without JavaScript. :func:`normalize` is mirrored in ``reproaudit-search.js``; the tests
 run both on the same inputs.
 
 Pure: site data in, entries out.
@@ -55,8 +55,15 @@ def normalize(text: str) -> str | None:
 
 
 def shard(key: str) -> str:
-    """The lookup file of a normalised id: its first two characters, others as ``_``."""
-    return SHARD_CHARS.sub("_", key[:2].ljust(2, "_"))
+    """The lookup file of a normalised id: two of its characters, others as ``_``.
+
+    The first two, except for a key that starts with a digit: the last two. Every arXiv id
+    of a conference starts with its year (``26``), so the first two would put them all in
+    one file that a pasted arXiv id fetches whole (630 kB at 6,352 papers); their last
+    digits spread them over a hundred files.
+    """
+    two = key[-2:] if key[:1].isdigit() else key[:2]
+    return SHARD_CHARS.sub("_", two.ljust(2, "_"))
 
 
 def entries(
@@ -95,9 +102,55 @@ def shards(items: list[IdEntry]) -> dict[str, dict[str, list[list[str]]]]:
     return {name: dict(table) for name, table in sorted(out.items())}
 
 
-def by_first_character(items: list[IdEntry]) -> dict[str, list[IdEntry]]:
-    """The static lookup pages: first character of the id -> its entries, sorted by id."""
-    out: dict[str, list[IdEntry]] = defaultdict(list)
-    for item in sorted(items, key=lambda i: (i.key, i.kind, i.url)):
-        out[shard(item.key)[0]].append(item)
-    return dict(sorted(out.items()))
+LOOKUP_PAGE = 1000  # ids on one static lookup page at most (about 200 kB of HTML)
+
+
+@dataclass(frozen=True)
+class LookupPage:
+    """A static lookup page: the ids that start with ``shown``, or the narrower pages."""
+
+    prefix: str  # its folder under ids/: the ids' first characters, others as ``_``
+    shown: str  # those characters as the ids spell them
+    entries: list[IdEntry]  # sorted by id; empty when the page lists narrower pages
+    narrower: list[tuple[str, str]]  # (prefix, shown) of the pages it splits into
+
+
+def _cut(key: str, length: int) -> str:
+    return SHARD_CHARS.sub("_", key[:length].ljust(length, "_"))
+
+
+def lookup_pages(items: list[IdEntry], limit: int | None = None) -> list[LookupPage]:
+    """The static lookup pages, the ones of the first characters first.
+
+    An id is looked up by its first character; a page that would list more than ``limit``
+    ids (every arXiv id of a conference starts with ``26``: 6,454 at 6,352 papers) lists
+    instead the pages of the shortest longer prefix that tells them apart (``2601``, ...),
+    and so on down.
+    """
+    limit = LOOKUP_PAGE if limit is None else limit
+    ordered = sorted(items, key=lambda i: (i.key, i.kind, i.url))
+    pages: list[LookupPage] = []
+
+    def place(prefix: str, length: int, group: list[IdEntry]) -> None:
+        longest = max(len(i.key) for i in group)
+        parts: dict[str, list[IdEntry]] = defaultdict(list)
+        while len(group) > limit and length < longest and len(parts) < 2:
+            length += 1
+            parts = defaultdict(list)
+            for item in group:
+                parts[_cut(item.key, length)].append(item)
+        shown = group[0].key[: len(prefix)]
+        if len(parts) < 2:
+            pages.append(LookupPage(prefix, shown, group, []))
+            return
+        narrower = [(name, part[0].key[:length]) for name, part in parts.items()]
+        pages.append(LookupPage(prefix, shown, [], narrower))
+        for name, part in parts.items():
+            place(name, length, part)
+
+    firsts: dict[str, list[IdEntry]] = defaultdict(list)
+    for item in ordered:
+        firsts[_cut(item.key, 1)].append(item)
+    for first in sorted(firsts):
+        place(first, 1, firsts[first])
+    return sorted(pages, key=lambda page: (len(page.prefix) > 1, page.prefix))

@@ -30,6 +30,7 @@ FIELDS = (
     "authors",
     "bucket",
     "outcome",  # the outcome as the chip reads it, "" when it is the bucket's label
+    "chip",  # "<classes>#<meaning anchor>" of its chip, "" when the bucket's own (not re-run)
     "area",
     "track",
     "rerun",  # the paper's re-run states, space-separated (see RERUN)
@@ -124,13 +125,15 @@ def slice_count(total: int, size: int | None = None) -> int:
 
 
 def _row(r: PaperRow) -> list[Any]:
-    label = r["outcome"]
+    label, shown = r["outcome"], r["shown"]
+    own = shown.css == f"ra-bucket--{r['bucket']}" and shown.anchor == f"outcome-{r['bucket']}"
     return [
         r["id"],
         r["title"],
         r["authors"],
         r["bucket"],
         "" if label == r["bucket_label"] else label,
+        "" if own else f"{shown.css}#{shown.anchor}",
         r["area"],
         r["track"],
         " ".join(r["rerun"]),

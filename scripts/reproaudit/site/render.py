@@ -307,23 +307,30 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
             description="Every claim and verdict as CSV, Parquet and JSON lines.",
         ),
     ]
-    groups = ids.by_first_character(id_entries(data))
+    lookups = ids.lookup_pages(id_entries(data))
+    firsts = [page.prefix for page in lookups if len(page.prefix) == 1]
     out.append(
         Page(
             "ids/index.md",
             "Look up an id",
-            render("ids.html", "ids/index.md", data, groups=list(groups), entries=None),
+            render("ids.html", "ids/index.md", data, groups=firsts, page=None),
             description="Paper, arXiv and logbook ids and contributors' handles, A to Z.",
         )
     )
-    for first, group in groups.items():
-        src = f"ids/{first}/index.md"
+    for lookup in lookups:
+        src = f"ids/{lookup.prefix}/index.md"
+        shown = "other characters" if lookup.prefix == "_" else lookup.shown
+        count = len(lookup.entries) or len(lookup.narrower)
         out.append(
             Page(
                 src,
-                f"Ids starting with {first.upper() if first != '_' else 'other characters'}",
-                partial(render, "ids.html", src, data, groups=list(groups), entries=group),
-                description=f"{number(len(group))} ids and the pages they lead to.",
+                f"Ids starting with {shown}",
+                partial(render, "ids.html", src, data, groups=firsts, page=lookup),
+                description=(
+                    f"{number(count)} ids and the pages they lead to."
+                    if lookup.entries
+                    else f"Ids starting with {shown}, in {number(count)} pages."
+                ),
                 shell=True,
             )
         )
@@ -473,8 +480,11 @@ def files(data: SiteData, site_name: str, only: set[str] | None = None) -> dict[
     }
     for paper_id in data.papers:
         if only is None or paper_id in only:
+            shown = ctx.paper_shown(data, paper_id)
             out[ctx.badge_path(paper_id)] = badge_svg(
-                data.bucket_of.get(paper_id, "untested"), ctx.outcome_text(data, paper_id)
+                data.bucket_of.get(paper_id, "untested"),
+                shown.label,
+                outline=shown.key == "awaiting" or "not_rerun" in shown.qualifiers,
             )
             out[ctx.paper_feed_path(paper_id)] = atom_feed(data, site_name, paper_id)
     for key, record in data.reruns.items():
@@ -496,21 +506,34 @@ def _downloads(data: SiteData) -> dict[str, bytes]:
     return data.memo["downloads"]
 
 
-def badge_svg(bucket: str, text: str | None = None) -> bytes:
-    """A flat two-part badge, like the ones READMEs carry."""
+def badge_svg(bucket: str, text: str | None = None, outline: bool = False) -> bytes:
+    """A flat two-part badge, like the ones READMEs carry.
+
+    ``outline``: the outcome rests on numbers nobody re-ran (or awaits a re-run), so it is
+    drawn as the site draws those chips: a dashed outline in the outcome's colour around dark
+    words on white, never filled like a re-run outcome.
+    """
     label = "reproaudit"
     value = (text or words.outcome_label(bucket)).lower()
     left = 7 * len(label) + 12
     right = 7 * len(value) + 12
     colour = BUCKET_COLOURS.get(bucket, "#555555")
     head = f'xmlns="http://www.w3.org/2000/svg" width="{left + right}" height="20" role="img"'
+    if outline:
+        box = (
+            f'<rect x="{left + 1}" y="1" width="{right - 2}" height="18" fill="#fff" '
+            f'stroke="{colour}" stroke-width="2" stroke-dasharray="4 2"/>'
+        )
+        ink = "#1f1f1f"
+    else:
+        box, ink = f'<rect x="{left}" width="{right}" height="20" fill="{colour}"/>', "#fff"
     svg = f"""<svg {head} aria-label="{label}: {value}">
 <title>{label}: {value}</title>
 <rect width="{left}" height="20" fill="#444"/>
-<rect x="{left}" width="{right}" height="20" fill="{colour}"/>
-<g fill="#fff" font-family="Verdana,DejaVu Sans,sans-serif" font-size="11" text-anchor="middle">
-<text x="{left / 2:g}" y="14">{label}</text>
-<text x="{left + right / 2:g}" y="14">{value}</text>
+{box}
+<g font-family="Verdana,DejaVu Sans,sans-serif" font-size="11" text-anchor="middle">
+<text x="{left / 2:g}" y="14" fill="#fff">{label}</text>
+<text x="{left + right / 2:g}" y="14" fill="{ink}">{value}</text>
 </g>
 </svg>
 """

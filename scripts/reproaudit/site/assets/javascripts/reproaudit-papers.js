@@ -93,8 +93,10 @@
     paper.appendChild(link);
     if (r[F.authors]) { paper.appendChild(el("br")); paper.appendChild(el("span", r[F.authors], "ra-note")); }
     tr.appendChild(paper);
-    var chip = el("a", r[F.outcome] || labels[r[F.bucket]] || r[F.bucket], "ra-bucket ra-bucket--" + r[F.bucket]);
-    chip.href = data.meaning + "#outcome-" + r[F.bucket];
+    // drawn as the static rows are: an outcome nobody re-ran (or awaiting a re-run) is an outline
+    var look = (r[F.chip] || "ra-bucket--" + r[F.bucket] + "#outcome-" + r[F.bucket]).split("#");
+    var chip = el("a", r[F.outcome] || labels[r[F.bucket]] || r[F.bucket], "ra-bucket " + look[0]);
+    chip.href = data.meaning + "#" + look[1];
     tr.appendChild(cell("Outcome", chip));
     tr.appendChild(cell("Area", r[F.area]));
     tr.appendChild(cell("Claims", r[F.claims].toLocaleString("en-US")));

@@ -33,7 +33,7 @@
     return m ? m[1].toLowerCase() : null;
   }
   function shard(key) {
-    var two = key.slice(0, 2);
+    var two = /^[0-9]/.test(key) ? key.slice(-2) : key.slice(0, 2);
     while (two.length < 2) two += "_";
     return two.replace(/[^a-z0-9]/g, "_");
   }
