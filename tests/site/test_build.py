@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import re
@@ -184,13 +185,15 @@ def test_feed_and_downloads(built: Path) -> None:
     entries = feed.findall("a:entry", ns)
     assert len(entries) == 11
     assert all(e.find("a:updated", ns).text.endswith("Z") for e in entries)
-    rows = list(csv.DictReader(io.StringIO((built / "downloads/claims-verdicts.csv").read_text())))
+    text = gzip.decompress((built / "downloads/claims-verdicts.csv.gz").read_bytes()).decode()
+    rows = list(csv.DictReader(io.StringIO(text)))
     claimed = [r for r in rows if r["logbook"]]
     assert len(claimed) == 35  # every verdict row of the 11 logbooks
     assert {r["claim_fold"] for r in rows} >= {"contested", "untested", "verified"}
     frame = pd.read_parquet(built / "downloads/claims-verdicts.parquet")
     assert len(frame) == len(rows)
-    lines = (built / "downloads/claims-verdicts.jsonl").read_text().splitlines()
+    jsonl = gzip.decompress((built / "downloads/claims-verdicts.jsonl.gz").read_bytes())
+    lines = jsonl.splitlines()
     assert len(lines) == len(rows) and json.loads(lines[0])["paper"]
 
 
@@ -669,7 +672,13 @@ def test_the_downloads_page_gives_each_file_size_and_the_licence(built: Path) ->
     from reproaudit.problems import human_size
 
     page = (built / "downloads" / "index.html").read_text(encoding="utf-8")
-    for name in ("claims-verdicts.csv", "claims-verdicts.parquet", "claims-verdicts.jsonl"):
-        size = human_size((built / "downloads" / name).stat().st_size)
-        assert f">{name}</a> ({size}" in page, name
+    for name in ("claims-verdicts.csv.gz", "claims-verdicts.parquet", "claims-verdicts.jsonl.gz"):
+        raw = (built / "downloads" / name).read_bytes()
+        size = human_size(len(raw))
+        if name.endswith(".gz"):
+            size += f", {human_size(len(gzip.decompress(raw)))} unpacked"
+        assert f">{name}</a> ({size}):" in page, name
+    assert 'pd.read_csv("claims-verdicts.csv.gz")' in page
+    files = sorted(p.name for p in (built / "downloads").iterdir() if p.suffix != ".html")
+    assert files == [f"claims-verdicts.{ext}" for ext in ("csv.gz", "jsonl.gz", "parquet")]
     assert f'rel="license">{DATA_LICENSE[0]}</a>' in page and DATA_LICENSE[2] in page
