@@ -682,3 +682,17 @@ def test_the_downloads_page_gives_each_file_size_and_the_licence(built: Path) ->
     files = sorted(p.name for p in (built / "downloads").iterdir() if p.suffix != ".html")
     assert files == [f"claims-verdicts.{ext}" for ext in ("csv.gz", "jsonl.gz", "parquet")]
     assert f'rel="license">{DATA_LICENSE[0]}</a>' in page and DATA_LICENSE[2] in page
+
+
+def test_llm_votes_name_only_the_answers_that_got_votes(tmp_path: Path) -> None:
+    repo = example_repo(tmp_path)
+    verdict = repo / "verdicts/Kp4rT9vQ2x/carol-paging-1.yaml"
+    text = verdict.read_text(encoding="utf-8")
+    first = "  flags:\n  - growth_detected\n"
+    assert text.count(first) == 1
+    votes = "  votes:\n    verified: 0\n    falsified: 3\n    toy: 0\n    inconclusive: 2\n"
+    verdict.write_text(text.replace(first, first + votes), encoding="utf-8")
+    out = build_site(repo, tmp_path / "o", papers=["Kp4rT9vQ2x"], now=NOW, search=False).out
+    html = (out / "papers/Kp4rT9vQ2x/carol-paging-1/index.html").read_text(encoding="utf-8")
+    assert '<p class="ra-note">LLM votes: 3 falsified, 2 inconclusive</p>' in html
+    assert html.count("LLM votes:") == 1  # the claims without votes say nothing
