@@ -696,3 +696,26 @@ def test_llm_votes_name_only_the_answers_that_got_votes(tmp_path: Path) -> None:
     html = (out / "papers/Kp4rT9vQ2x/carol-paging-1/index.html").read_text(encoding="utf-8")
     assert '<p class="ra-note">LLM votes: 3 falsified, 2 inconclusive</p>' in html
     assert html.count("LLM votes:") == 1  # the claims without votes say nothing
+
+
+def test_a_logbook_names_the_claims_it_has_no_result_for_once(tmp_path: Path) -> None:
+    repo = example_repo(tmp_path)
+    claims = repo / "claims/icml2026/Kp4rT9vQ2x.yaml"
+    extra = (
+        "  - id: C5\n"
+        "    statement: >-\n"
+        "      The marking phase never evicts a page that the predictor trusts.\n"
+        "    anchor: Lemma 3\n"
+        "    kind: theoretical\n"
+    )
+    claims.write_text(claims.read_text(encoding="utf-8") + extra, encoding="utf-8")
+    out = build_site(repo, tmp_path / "o", papers=["Kp4rT9vQ2x"], now=NOW, search=False).out
+    html = (out / "papers/Kp4rT9vQ2x/carol-paging-1/index.html").read_text(encoding="utf-8")
+    assert (
+        '<p id="untried">No result in this logbook for <a href="../#C5">C5</a> '
+        '(the paper\'s other claim, on <a href="../#claims">its page</a>).</p>'
+    ) in html
+    assert "never evicts a page" not in html and 'id="C5"' not in html
+    assert html.count("<section>") == 4  # C1 to C4, each with its result
+    paper = (out / "papers/Kp4rT9vQ2x/index.html").read_text(encoding="utf-8")
+    assert 'id="C5"' in paper and "never evicts a page" in paper  # the statement lives here
