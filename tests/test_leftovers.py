@@ -360,7 +360,7 @@ def test_an_export_killed_while_writing(repo: Path, tmp_path: Path) -> None:
     assert left.exists()
     done = cli(tmp_path, *argv)
     assert done.returncode == 0, done.stderr
-    assert temp_files(out) == [] and (out / "claims-verdicts.csv").is_file()
+    assert temp_files(out) == [] and (out / "claims-verdicts.csv.gz").is_file()
 
 
 def test_a_run_whose_sandbox_uid_cannot_pass_tmpdir_goes_to_tmp(

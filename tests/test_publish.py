@@ -56,7 +56,7 @@ def test_a_dry_run_cleans_up_its_temp_folder(tmp_path: Path, temp_root: Path) ->
         )
         assert result.exit_code == 0, result.output
     assert result.output.startswith(
-        "dry run: would upload README.md, claims-verdicts.csv, claims-verdicts.jsonl, "
+        "dry run: would upload README.md, claims-verdicts.csv.gz, claims-verdicts.jsonl.gz, "
         "claims-verdicts.parquet to datasets/audit-org/icml2026 (37 rows; written to a "
         "temporary folder, now removed"
     )

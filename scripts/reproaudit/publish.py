@@ -1,6 +1,6 @@
 """Publish the corpus to the Hugging Face Hub as a dataset (``huggingface_hub``).
 
-The export (Parquet, CSV, JSON Lines) and a dataset card are written to a
+The export (Parquet, gzipped CSV and JSON Lines) and a dataset card are written to a
 folder first; ``upload_folder`` then sends that folder in one commit. With
 ``dry_run`` nothing leaves the machine.
 """
@@ -12,19 +12,21 @@ import tempfile
 from pathlib import Path
 
 from .errors import EndpointError, SettingError
-from .export import BASENAME, DATA_LICENSE, FORMATS, corpus_frame, write_export
+from .export import DATA_LICENSE, FORMATS, corpus_frame, file_name, write_export
 from .fold import stats_from_buckets
 from .fsutil import atomic_write
 
 
 def dataset_card(repo_id: str, rows: int, papers: int, table: dict) -> str:
     buckets = "\n".join(f"| {k} | {v} |" for k, v in table["buckets"].items())
+    files = ", ".join(f"`{file_name(fmt)}`" for fmt in FORMATS)
+    csv, jsonl = file_name("csv"), file_name("jsonl")
     return f"""---
 license: {DATA_LICENSE[1]}
 pretty_name: reproaudit claims and verdicts
 configs:
   - config_name: default
-    data_files: {BASENAME}.parquet
+    data_files: {file_name('parquet')}
 tags:
   - reproducibility
   - peer-review
@@ -45,7 +47,8 @@ a paper). `claim_fold` and `paper_bucket` are the folded outcomes.
 |---|---|
 {buckets}
 
-Files: `{BASENAME}.parquet`, `{BASENAME}.csv`, `{BASENAME}.jsonl`.
+Files: {files}. The CSV and JSON Lines are gzipped; pandas, DuckDB and `datasets` read
+them as they are (`pd.read_csv("{csv}")`, `pd.read_json("{jsonl}", lines=True)`).
 """
 
 

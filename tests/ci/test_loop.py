@@ -393,7 +393,7 @@ def test_an_author_answer_committed_by_the_bot_reaches_the_site(
     assert "falsified, under review, disputed by the authors</a>" in paper  # the grid chip
     header = paper[paper.index("outcome:") : paper.index("</p>", paper.index("outcome:"))]
     assert "disputed by the authors" in header
-    assert '<time class="ra-date" datetime="2027-01-15T08:30:00+00:00">2027-01-15</time>' in header
+    assert '<time datetime="2027-01-15T08:30:00+00:00">2027-01-15</time>' in header
     logbook_page = (out / "papers" / PAPER / "carol-paging-1" / "index.html").read_text()
     assert "falsified, under review, disputed by the authors</a>" in logbook_page
     badge = (out / "badges" / f"{PAPER}.svg").read_text()

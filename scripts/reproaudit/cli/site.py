@@ -106,7 +106,11 @@ def _serve(folder: Path, port: int) -> None:
 @strict_option
 @repo_option
 def export(formats: tuple[str, ...], out: Path, strict: bool, repo: Path) -> None:
-    """Write the claims x verdicts table as CSV, Parquet and/or JSON Lines."""
+    """Write the claims x verdicts table as gzipped CSV, Parquet and/or gzipped JSON Lines.
+
+    The files the site's downloads and the Hub dataset publish: claims-verdicts.csv.gz,
+    claims-verdicts.parquet, claims-verdicts.jsonl.gz (pandas and DuckDB read them as they are).
+    """
     from ..export import FORMATS, corpus_frame, write_export
 
     frame = corpus_frame(corpus_gate(repo, strict))

@@ -68,13 +68,14 @@ class Chips:
         )
 
     def flags(self, items: list[str]) -> Markup:
+        """Each flag in plain words, its code name as the link's title: shown on hover and
+        read by screen readers as the link's description (once, not in a hidden copy too)."""
         out = []
         for f in items:
             code = escape(f)
             out.append(
                 f' <a class="ra-flag" href="{self._meaning("flag-" + code)}" '
-                f'title="flag {code}">{escape(words.flag_label(f))}'
-                f'<span class="ra-sr"> (flag {code})</span></a>'
+                f'title="flag {code}">{escape(words.flag_label(f))}</a>'
             )
         return Markup("".join(out))
 
@@ -86,10 +87,12 @@ class Chips:
         )
 
     def marker(self, key: str, text: str | None = None) -> Markup:
-        label, explain = words.MARKERS[key]
+        """A marker links to its explanation on the meaning page, as a chip does; no title
+        repeats that sentence on each of the thousands of numbers a site marks."""
+        label = words.MARKERS[key][0]
         return Markup(
-            f'<a class="ra-marker ra-marker--{key}" href="{self._meaning("marker-" + key)}" '
-            f'title="{escape(explain)}">{escape(text or label)}</a>'
+            f'<a class="ra-marker ra-marker--{key}" href="{self._meaning("marker-" + key)}">'
+            f"{escape(text or label)}</a>"
         )
 
     @staticmethod
@@ -97,6 +100,6 @@ class Chips:
         if not moment:
             return Markup("")
         return Markup(
-            f'<time class="ra-date" datetime="{moment.isoformat()}">'
+            f'<time datetime="{moment.isoformat()}">'
             f"{moment.strftime('%Y-%m-%d')}</time>"
         )

@@ -43,6 +43,14 @@ class LogbookColumn:
     stale: bool
     rerun: str | None  # the re-run's status, when there was one
 
+    @property
+    def label(self) -> str:
+        """The name of the column on a phone's card (a cell's ``data-label``): the logbook
+        id, and the contributor's handle unless the id already begins with it (``alice-2``)."""
+        if self.id.lower().startswith(self.contributor.lower() + "-"):
+            return self.id
+        return f"{self.id} (@{self.contributor})"
+
 
 @dataclass(frozen=True)
 class ContestedEntry(LogbookColumn):

@@ -25,7 +25,7 @@ from xml.etree import ElementTree as ET
 import jinja2
 from markupsafe import Markup
 
-from ..export import BASENAME, COLUMNS, DATA_LICENSE, FORMATS, encode, export_frame
+from ..export import COLUMNS, DATA_LICENSE, FORMATS, encode_file, export_frame, file_name
 from ..problems import human_size
 from . import context as ctx
 from . import ids, search_text, words
@@ -301,10 +301,11 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
                 data,
                 columns=COLUMNS,
                 generated_at=data.generated_at,
-                files=[(path, human_size(len(raw))) for path, raw in _downloads(data).items()],
+                files=_download_rows(_downloads(data)),
+                names={fmt: file_name(fmt) for fmt in FORMATS},
                 licence=DATA_LICENSE,
             ),
-            description="Every claim and verdict as CSV, Parquet and JSON lines.",
+            description="Every claim and verdict as Parquet, gzipped CSV and gzipped JSON Lines.",
         ),
     ]
     lookups = ids.lookup_pages(id_entries(data))
@@ -501,9 +502,27 @@ def _downloads(data: SiteData) -> dict[str, bytes]:
     if "downloads" not in data.memo:
         frame = export_frame(data.papers, data.rows, data.claim_folds, data.paper_folds)
         data.memo["downloads"] = {
-            f"downloads/{BASENAME}.{fmt}": encode(frame, fmt) for fmt in FORMATS
+            f"downloads/{file_name(fmt)}": encode_file(frame, fmt) for fmt in FORMATS
         }
     return data.memo["downloads"]
+
+
+def _download_rows(files: dict[str, bytes]) -> list[dict[str, str]]:
+    """Each download's path, name, size and, for a gzipped one, its size unpacked (the
+    gzip trailer's ISIZE: the length modulo 2**32, exact below 4 GiB)."""
+    rows = []
+    for path, raw in files.items():
+        name = path.rsplit("/", 1)[1]
+        unpacked = int.from_bytes(raw[-4:], "little") if name.endswith(".gz") else None
+        rows.append(
+            {
+                "path": path,
+                "name": name,
+                "size": human_size(len(raw)),
+                "unpacked": human_size(unpacked) if unpacked is not None else "",
+            }
+        )
+    return rows
 
 
 def badge_svg(bucket: str, text: str | None = None, outline: bool = False) -> bytes:

@@ -33,9 +33,8 @@
     return node;
   }
 
-  function cell(label, child) {
+  function cell(label, child) {  // label: the column, named on phones by the table's CSS
     var td = el("td");
-    td.setAttribute("data-label", label);
     if (typeof child === "object") td.appendChild(child); else td.textContent = String(child);
     return td;
   }
