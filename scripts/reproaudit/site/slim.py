@@ -15,7 +15,12 @@ content and is never touched) without changing what a reader sees:
 - an empty table-of-contents sidebar that the page hides is dropped;
 - when the theme's own search box is not on the page (the site's search is a form to
   Pagefind's page), its button goes (the stylesheet hid it) and so do its settings in the
-  theme's configuration (``#__config``), with the configuration's empty keys.
+  theme's configuration (``#__config``), with the configuration's empty keys;
+- the configuration lists only the features the theme's script reads (the others shaped the
+  HTML already);
+- what the theme writes on every page for features a page does not use goes: the empty skip
+  and announcement slots, the drawer's overlay on a page without a drawer, the script that
+  opens a content tab named in the URL on a page without content tabs, the generator tag.
 
 Pure: HTML in, HTML and what the shared files must hold out. The plugin writes those files.
 """
@@ -42,6 +47,26 @@ _SEARCH_BUTTON = re.compile(
 )
 _THEME_SEARCH = 'data-md-component="search"'
 _CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.S)
+_EMPTY_SLOT = re.compile(r'<div data-md-component="(?:skip|announce)">\s*</div>\s*')
+_OVERLAY = re.compile(r'<label class="md-overlay" for="__drawer"></label>\s*')
+_GENERATOR = re.compile(r'<meta name="generator" content="[^"]*">\s*')
+_TAB_SCRIPT = re.compile(
+    r"<script>var target=document\.getElementById\(location\.hash[^<]*__tabbed_[^<]*</script>\s*"
+)
+# features that only shape the HTML the theme writes: its script never reads them
+HTML_FEATURES = frozenset(
+    {
+        "navigation.tabs",
+        "navigation.top",
+        "navigation.prune",
+        "navigation.indexes",
+        "navigation.sections",
+        "navigation.expand",
+        "navigation.path",
+        "navigation.footer",
+        "toc.integrate",
+    }
+)
 _EMPTY_TOC = re.compile(
     r'<div class="md-sidebar md-sidebar--secondary" data-md-component="sidebar" '
     r'data-md-type="toc" hidden>\s*<div class="md-sidebar__scrollwrap">\s*'
@@ -86,13 +111,26 @@ def _one_space(run: re.Match[str]) -> str:
     return "\n" if "\n" in run[0] else " "
 
 
-def slim_chrome(text: str, root: str, shared: Shared, theme_search: bool = False) -> str:
+def slim_chrome(
+    text: str,
+    root: str,
+    shared: Shared,
+    theme_search: bool = False,
+    drawer: bool = True,
+    tabbed: bool = True,
+) -> str:
     """One stretch of theme chrome made small; ``root`` is the relative link to the site's
-    root from the page (``../../``), so the shared files resolve from any depth;
-    ``theme_search``: the theme's own search box is on the page (its settings stay)."""
-    text = _EMPTY_TOC.sub("", text)
+    root from the page (``../../``), so the shared files resolve from any depth. What the
+    page uses keeps its parts: ``theme_search``, the theme's own search box (its settings);
+    ``drawer``, a drawer (its overlay); ``tabbed``, content tabs (the script that opens one)."""
+    text = _EMPTY_SLOT.sub("", _GENERATOR.sub("", _EMPTY_TOC.sub("", text)))
     if not theme_search:
-        text = _CONFIG.sub(_trim_config, _SEARCH_BUTTON.sub("", text))
+        text = _SEARCH_BUTTON.sub("", text)
+    if not drawer:
+        text = _OVERLAY.sub("", text)
+    if not tabbed:
+        text = _TAB_SCRIPT.sub("", text)
+    text = _CONFIG.sub(lambda m: _trim_config(m, theme_search), text)
 
     def icon(match: re.Match[str]) -> str:
         box, body = match[1], match[2]
@@ -112,21 +150,25 @@ def slim_chrome(text: str, root: str, shared: Shared, theme_search: bool = False
     return collapse_spaces(text)
 
 
-def _trim_config(match: re.Match[str]) -> str:
-    """The theme's configuration without its search box's settings and without empty keys
-    (the theme's script reads a missing key as it reads ``null``)."""
+def _trim_config(match: re.Match[str], theme_search: bool) -> str:
+    """The theme's configuration without the features its script does not read, without its
+    search box's settings unless the box is on the page, and without empty keys (the theme's
+    script reads a missing key as it reads ``null``)."""
     try:
         config = json.loads(match[2])
     except ValueError:
         return match[0]
     if not isinstance(config, dict):
         return match[0]
-    config.pop("search", None)
+    if isinstance(config.get("features"), list):
+        config["features"] = [f for f in config["features"] if f not in HTML_FEATURES]
     words = config.get("translations")
-    if isinstance(words, dict):
-        config["translations"] = {
-            k: v for k, v in words.items() if not k.startswith(("search.", "select."))
-        }
+    if not theme_search:
+        config.pop("search", None)
+        if isinstance(words, dict):
+            config["translations"] = {
+                k: v for k, v in words.items() if not k.startswith(("search.", "select."))
+            }
     kept = {k: v for k, v in config.items() if v is not None}
     return match[1] + json.dumps(kept, separators=(",", ":"), ensure_ascii=False) + match[3]
 
@@ -135,12 +177,14 @@ def slim_page(html: str, root: str, shared: Shared) -> str:
     """A built page with its chrome slimmed and its ``<article>`` (the content) as it was."""
     start = html.find("<article")
     end = html.rfind("</article>")
+    drawer = html.count('for="__drawer"') > 1  # more than the overlay: a button, a drawer
+    tabbed = 'name="__tabbed_' in html
     if start < 0 or end < start:
-        return slim_chrome(html, root, shared, _THEME_SEARCH in html)
+        return slim_chrome(html, root, shared, _THEME_SEARCH in html, drawer, tabbed)
     head, tail = html[:start], html[end:]
-    theme_search = _THEME_SEARCH in head or _THEME_SEARCH in tail
+    uses = (_THEME_SEARCH in head or _THEME_SEARCH in tail, drawer, tabbed)
     return (
-        slim_chrome(head, root, shared, theme_search)
+        slim_chrome(head, root, shared, *uses)
         + html[start:end]
-        + slim_chrome(tail, root, shared, theme_search)
+        + slim_chrome(tail, root, shared, *uses)
     )
