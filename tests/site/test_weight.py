@@ -67,23 +67,44 @@ def test_the_chrome_of_a_page_stays_within_its_budget(sites: dict[int, Path]) ->
         assert size <= CHROME_BUDGET, f"{rel}: {size} bytes of chrome"
 
 
-def test_the_drawer_lists_sections_not_every_page_of_each(sites: dict[int, Path]) -> None:
+def test_one_navigation_the_sections_once_and_a_drawer_only_within_a_section(
+    sites: dict[int, Path],
+) -> None:
     paper = chrome_of(sites[80] / "papers" / PAPER / "index.html")
-    drawer = paper[paper.index('data-md-type="navigation"') :]
-    # a section is one link to its first page, its pages are not listed on a paper page
-    assert re.search(r'<a href="[./]*contribute/" class="md-nav__link">', drawer)
-    assert "agents/" not in drawer and "reference/cli/" not in drawer
-    # on the section's own pages, its pages are listed (so each is two clicks from home)
+    # a paper page lists the sections once, in the tab row, and has no drawer or sidebar nav
+    tabs = re.search(r'<nav class="ra-tabs"[^>]*>(.*?)</nav>', paper, re.S)
+    assert tabs, paper
+    links = re.findall(r'<a href="([^"]+)"', tabs[1])
+    assert links == [
+        "../..",
+        "../../papers/",
+        "../../falsifications/",
+        "../../contributors/",
+        "../../downloads/",
+        "../../contribute/",
+        "../../reference/data-files/",
+    ]
+    assert 'data-md-type="navigation"' not in paper and 'for="__drawer"' not in paper
+    assert paper.count('href="../../contribute/"') == 1
+    # the drawer toggle the theme's script reads is still there (a missing one is an error)
+    assert 'data-md-toggle="drawer"' in paper and 'data-md-toggle="search"' in paper
+    # on a section's own pages, its pages are listed (so each is two clicks from home), and
+    # the section is marked in the tab row
     contribute = chrome_of(sites[80] / "contribute" / "index.html")
     drawer = contribute[contribute.index('data-md-type="navigation"') :]
     assert "../agents/" in drawer and "../verdicts-and-flags/" in drawer
+    assert 'for="__drawer"' in contribute  # the button that opens it on a phone
+    assert re.search(r'<a href="\./"[^>]*aria-current="true">Contribute</a>', contribute)
+    # the theme's credit on the home page, not on every page
+    assert "Material for MkDocs" not in paper
+    assert "Material for MkDocs" in (sites[80] / "index.html").read_text(encoding="utf-8")
 
 
 def test_icons_and_the_palette_script_are_shared_files(sites: dict[int, Path]) -> None:
     site = sites[20]
     sprite = (site / SPRITE).read_text(encoding="utf-8")
     symbols = set(re.findall(r'<symbol id="([^"]+)"', sprite))
-    assert len(symbols) >= 6  # logo, menu, two palette toggles, search, repository, top
+    assert len(symbols) >= 4  # logo, menu (on a section's pages), repository, top
     for page in site.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
         chrome = html if "<article" not in html else chrome_of(page)
