@@ -256,7 +256,7 @@ def test_what_only_the_theme_script_uses_is_written_by_one_shared_script() -> No
     slim_page(page.replace('"../.."', '".."'), "../", shared)
     assert len(shared.scripts) == 1
     # control: a configuration that holds a link from the page stays as it was
-    linked = config.replace('"features"', '"search": "../../w.js", "features"')
+    linked = config.replace('"features"', '"tags": {"a": "../../tags/"}, "features"')
     assert "__config" in slim_page(f"<main></main><article></article>{linked}", "../../", Shared())
 
 
