@@ -292,3 +292,23 @@ def test_the_script_only_parts_work_in_a_browser(tmp_path: Path) -> None:
     assert base == url  # the site's root, as the theme's script reads "../.." from a/b/
     assert icon == url + SPRITE + "#" + next(iter(shared.icons))
     assert dialog
+
+
+def test_a_top_level_hand_written_page_keeps_its_table_of_contents(tmp_path: Path) -> None:
+    """A page of the repository's own at the top of the nav: no drawer (it would list the
+    sections again), its tab marked, its table of contents beside it."""
+    import yaml
+
+    from reproaudit.site.build import merged_config
+
+    repo = site_repo(tmp_path)
+    (repo / "site").mkdir(exist_ok=True)
+    (repo / "site" / "about.md").write_text("# About\n\n## One\n\nx\n\n## Two\n\ny\n")
+    config = yaml.safe_load((repo / "mkdocs.yml").read_text())
+    config["nav"] = [*merged_config(tmp_path / "none")["nav"], {"About": "about.md"}]
+    (repo / "mkdocs.yml").write_text(yaml.safe_dump(config))
+    site = build_site(repo, repo / "_site", now=NOW, search=False).out
+    about = chrome_of(site / "about" / "index.html")
+    assert '<a href="./" aria-current="page">About</a>' in about
+    assert 'data-md-type="toc"' in about and 'href="#two"' in about
+    assert 'data-md-type="navigation"' not in about and 'for="__drawer"' not in about
