@@ -491,7 +491,8 @@ def test_mkdocs_yml_inherits_the_package_defaults_and_its_own_parent(tmp_path: P
     config = merged_config(tmp_path)
     assert config["site_name"] == "Mine"
     assert config["site_url"] == "https://audit.example.org/x/"
-    assert config["extra"] == {"a": 1, "b": 2}
+    assert config["extra"] == {"a": 1, "b": 2, "page_scripts": config["extra"]["page_scripts"]}
+    assert "papers/" in config["extra"]["page_scripts"]  # the package's, merged in
     assert config["theme"]["name"] == "material" and config["theme"]["palette"] == []
     assert config["theme"]["font"] is False  # a default kept under a partial override
     assert "INHERIT" not in config

@@ -16,7 +16,7 @@ PAPER = "Kp4rT9vQ2x"  # a fixture paper with two logbooks
 TEMPLATE = "Ue9sJ4kD7g"  # a fixture paper without logbooks, copied to grow the corpus
 # bytes of a generated page's <body> outside its <article>: header, tabs, drawer, footer,
 # scripts (the <head> is mostly the page's own: title, description, citation tags)
-CHROME_BUDGET = 8_200  # 7,530 after issue 21; 17,700 before
+CHROME_BUDGET = 2_200  # 2,080 with the lean chrome; 7,530 with the slimmed theme; 17,700 before
 
 
 def chrome_of(page: Path) -> str:
@@ -67,23 +67,44 @@ def test_the_chrome_of_a_page_stays_within_its_budget(sites: dict[int, Path]) ->
         assert size <= CHROME_BUDGET, f"{rel}: {size} bytes of chrome"
 
 
-def test_the_drawer_lists_sections_not_every_page_of_each(sites: dict[int, Path]) -> None:
+def test_one_navigation_the_sections_once_and_a_drawer_only_within_a_section(
+    sites: dict[int, Path],
+) -> None:
     paper = chrome_of(sites[80] / "papers" / PAPER / "index.html")
-    drawer = paper[paper.index('data-md-type="navigation"') :]
-    # a section is one link to its first page, its pages are not listed on a paper page
-    assert re.search(r'<a href="[./]*contribute/" class="md-nav__link">', drawer)
-    assert "agents/" not in drawer and "reference/cli/" not in drawer
-    # on the section's own pages, its pages are listed (so each is two clicks from home)
+    # a paper page lists the sections once, in the tab row, and has no drawer or sidebar nav
+    tabs = re.search(r'<nav class="ra-tabs"[^>]*>(.*?)</nav>', paper, re.S)
+    assert tabs, paper
+    links = re.findall(r'<a href="([^"]+)"', tabs[1])
+    assert links == [
+        "../..",
+        "../../papers/",
+        "../../falsifications/",
+        "../../contributors/",
+        "../../downloads/",
+        "../../contribute/",
+        "../../reference/data-files/",
+    ]
+    assert 'data-md-type="navigation"' not in paper and 'for="__drawer"' not in paper
+    assert paper.count('href="../../contribute/"') == 1
+    # the drawer toggle the theme's script reads is still there (a missing one is an error)
+    assert 'data-md-toggle="drawer"' in paper and 'data-md-toggle="search"' in paper
+    # on a section's own pages, its pages are listed (so each is two clicks from home), and
+    # the section is marked in the tab row
     contribute = chrome_of(sites[80] / "contribute" / "index.html")
     drawer = contribute[contribute.index('data-md-type="navigation"') :]
     assert "../agents/" in drawer and "../verdicts-and-flags/" in drawer
+    assert 'for="__drawer"' in contribute  # the button that opens it on a phone
+    assert re.search(r'<a href="\./"[^>]*aria-current="true">Contribute</a>', contribute)
+    # the theme's credit on the home page, not on every page
+    assert "Material for MkDocs" not in paper
+    assert "Material for MkDocs" in (sites[80] / "index.html").read_text(encoding="utf-8")
 
 
 def test_icons_and_the_palette_script_are_shared_files(sites: dict[int, Path]) -> None:
     site = sites[20]
     sprite = (site / SPRITE).read_text(encoding="utf-8")
     symbols = set(re.findall(r'<symbol id="([^"]+)"', sprite))
-    assert len(symbols) >= 6  # logo, menu, two palette toggles, search, repository, top
+    assert len(symbols) >= 4  # logo, menu (on a section's pages), repository, top
     for page in site.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
         chrome = html if "<article" not in html else chrome_of(page)
@@ -158,13 +179,136 @@ def test_the_theme_search_settings_stay_when_its_search_box_is_on_the_page() -> 
     )
     button = '<label class="md-header__button md-icon" for="__search"><svg x></svg></label>'
     own = f'<header>{button}<div data-md-component="search"></div></header><article></article>'
-    assert slim_page(own + config, "../", Shared()).endswith(config)
-    assert button in slim_page(own + config, "../", Shared())
+    kept = slim_page(own + config, "../", Shared())
+    assert kept.endswith(
+        '<script id="__config" type="application/json">{"base":"..","search":"w.js",'
+        '"translations":{"clipboard.copy":"Copy","search.result.none":"None"}}</script>'
+    )  # its settings stay (the empty keys go), inline: they hold links from the page
+    assert button in kept
     # without it, the button and what only the box reads go, and the empty keys
     plain = f"<header>{button}</header><article></article>{config}"
-    slim = slim_page(plain, "../", Shared())
-    assert button not in slim
-    assert slim.endswith(
-        '<script id="__config" type="application/json">{"base":"..",'
-        '"translations":{"clipboard.copy":"Copy"}}</script>'
+    shared = Shared()
+    slim = slim_page(plain, "../", shared)
+    assert button not in slim and "__config" not in slim
+    (source,) = shared.scripts.values()  # the configuration, written by a shared script
+    assert 'config = {"translations":{"clipboard.copy":"Copy"}}' in source
+
+
+def test_stylesheets_in_a_row_become_one_joined_file_in_their_folder() -> None:
+    links = (
+        '<link rel="stylesheet" href="../a/main.css">\n'
+        '<link rel="stylesheet" href="../a/extra.css">\n'
     )
+    shared = Shared(
+        css={
+            "a/main.css": "p{color:red}\n/*# sourceMappingURL=main.css.map */",
+            "a/extra.css": "p{color:blue}",
+        }
+    )
+    slim = slim_page(f"<head>{links}</head><article></article>", "../", shared)
+    (path,) = shared.styles
+    assert path.startswith("a/ra-") and path.endswith(".css")  # beside its sources
+    assert slim.count("<link") == 1 and f'href="../{path}"' in slim
+    joined = shared.styles[path]
+    assert joined.index("color:red") < joined.index("color:blue")  # in the page's order
+    assert "sourceMappingURL" not in joined
+    # control: a stylesheet the site does not have, one with an @import or one from another
+    # folder, and the row stays as it was
+    for css in (
+        {"a/main.css": "p{}"},
+        {"a/main.css": "p{}", "a/extra.css": "@import url(x.css);"},
+    ):
+        assert links in slim_page(
+            f"<head>{links}</head><article></article>", "../", Shared(css=css)
+        )
+    other = links.replace("../a/extra.css", "../b/extra.css")
+    both = Shared(css={"a/main.css": "p{}", "b/extra.css": "p{}"})
+    assert other in slim_page(f"<head>{other}</head><article></article>", "../", both)
+
+
+DIALOG = (
+    '<div class="md-dialog" data-md-component="dialog">\n'
+    '<div class="md-dialog__inner md-typeset"></div>\n</div>\n'
+)
+TOP = (
+    '<button type="button" class="md-top md-icon" data-md-component="top" hidden>\n'
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="M1 2"/></svg>\n'
+    "Back to top\n</button>\n"
+)
+
+
+def test_what_only_the_theme_script_uses_is_written_by_one_shared_script() -> None:
+    config = (
+        '<script id="__config" type="application/json">{"base": "../..", '
+        '"features": ["navigation.tabs", "content.code.copy"]}</script>'
+    )
+    page = f"<body><main><article>x</article>{TOP}</main>{DIALOG}{config}</body>"
+    shared = Shared()
+    slim = slim_page(page, "../../", shared)
+    assert "md-dialog" not in slim and "md-top" not in slim and "__config" not in slim
+    (path,) = shared.scripts
+    assert f'<script src="../../{path}"></script></body>' in slim
+    source = shared.scripts[path]
+    assert '"features":["content.code.copy"]' in source  # only what the script reads
+    assert "../.." not in source.split("\n", 3)[-1]  # nothing from the page's depth...
+    assert 'href=\\"assets/images/ra-icons.svg#i' in source  # ...the icon from the root
+    # the same file for a page at another depth
+    slim_page(page.replace('"../.."', '".."'), "../", shared)
+    assert len(shared.scripts) == 1
+    # control: a configuration that holds a link from the page stays as it was
+    linked = config.replace('"features"', '"tags": {"a": "../../tags/"}, "features"')
+    assert "__config" in slim_page(f"<main></main><article></article>{linked}", "../../", Shared())
+
+
+def test_the_script_only_parts_work_in_a_browser(tmp_path: Path) -> None:
+    """The shared script writes the dialog, the button and the configuration where the
+    theme's script finds them, with the site's root from its own address."""
+    pytest.importorskip("playwright")
+    from tests.site.test_browser import CHROMIUM, headless_chromium, serving
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Chromium is not installed")
+    config = '<script id="__config" type="application/json">{"base": "../..", "features": []}'
+    page = (
+        f"<!doctype html><body><main data-md-component=main><article>x</article>{TOP}</main>"
+        f"{DIALOG}{config}</script></body>"
+    )
+    shared = Shared()
+    slim = slim_page(page, "../../", shared)
+    for rel, source in shared.scripts.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(source, encoding="utf-8")
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "index.html").write_text(slim, encoding="utf-8")
+    with serving(tmp_path) as url, headless_chromium() as chromium:
+        tab = chromium.new_page()
+        tab.goto(url + "a/b/")
+        base, icon, dialog = tab.evaluate(
+            """() => [JSON.parse(document.getElementById('__config').textContent).base,
+                      document.querySelector('main > [data-md-component=top] use')
+                        .getAttribute('href'),
+                      !!document.querySelector('[data-md-component=dialog] + #__config')]"""
+        )
+    assert base == url  # the site's root, as the theme's script reads "../.." from a/b/
+    assert icon == url + SPRITE + "#" + next(iter(shared.icons))
+    assert dialog
+
+
+def test_a_top_level_hand_written_page_keeps_its_table_of_contents(tmp_path: Path) -> None:
+    """A page of the repository's own at the top of the nav: no drawer (it would list the
+    sections again), its tab marked, its table of contents beside it."""
+    import yaml
+
+    from reproaudit.site.build import merged_config
+
+    repo = site_repo(tmp_path)
+    (repo / "site").mkdir(exist_ok=True)
+    (repo / "site" / "about.md").write_text("# About\n\n## One\n\nx\n\n## Two\n\ny\n")
+    config = yaml.safe_load((repo / "mkdocs.yml").read_text())
+    config["nav"] = [*merged_config(tmp_path / "none")["nav"], {"About": "about.md"}]
+    (repo / "mkdocs.yml").write_text(yaml.safe_dump(config))
+    site = build_site(repo, repo / "_site", now=NOW, search=False).out
+    about = chrome_of(site / "about" / "index.html")
+    assert '<a href="./" aria-current="page">About</a>' in about
+    assert 'data-md-type="toc"' in about and 'href="#two"' in about
+    assert 'data-md-type="navigation"' not in about and 'for="__drawer"' not in about

@@ -79,6 +79,10 @@ class ReproauditPlugin(BasePlugin):
         for src_uri in wanted:
             if files.get_file_from_path(src_uri) is None:  # a hand-written page wins
                 files.append(File.generated(config, src_uri, content=""))
+        # the stylesheets, which slimmed pages link as one joined file
+        self.shared.css = {
+            f.dest_uri: f.content_string for f in files if f.dest_uri.endswith(".css")
+        }
         return files
 
     def on_page_markdown(
@@ -158,10 +162,10 @@ class ReproauditPlugin(BasePlugin):
 
 
 def _write_shared(site: Path, shared: Shared) -> None:
-    """The sprite and the scripts that slimmed pages refer to."""
+    """The sprite, the scripts and the joined stylesheets that slimmed pages refer to."""
     (site / SPRITE).parent.mkdir(parents=True, exist_ok=True)
     (site / SPRITE).write_text(shared.sprite(), encoding="utf-8")
-    for rel, source in shared.scripts.items():
+    for rel, source in (shared.scripts | shared.styles).items():
         (site / rel).parent.mkdir(parents=True, exist_ok=True)
         (site / rel).write_text(source + "\n", encoding="utf-8")
 
