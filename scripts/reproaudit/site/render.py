@@ -32,7 +32,7 @@ from . import ids, search_text, words
 from . import lists as lists_
 from .charts import BUCKET_COLOURS, CHART_SIZE, buckets_chart, verdicts_over_time_chart
 from .chips import Chips
-from .cite import cite_paper, head_html
+from .cite import head_html
 from .data import Key, SiteData
 from .pages import Contributor, Pager
 
@@ -388,7 +388,7 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
                 feed_title=f"Verdicts on {meta.title}",
                 shell=True,
                 wide=True,
-                head=head_html(cite_paper(meta, ctx.absolute_url(data, ctx.paper_url(paper_id)))),
+                head=head_html(ctx.paper_citation(data, paper_id)),
             )
         )
     for key in sorted(data.logbooks):
