@@ -278,7 +278,7 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
                 "search.html",
                 "search.md",
                 data,
-                shards=" ".join(ids.shards(id_entries(data))),  # which lookup files exist
+                shards=" ".join(id_shards(data)),  # which lookup files exist
                 typo_shards=" ".join(data.memo.get("typo shards", [])),
                 kinds=search_text.KINDS,
                 outcomes=search_text.OUTCOMES,
@@ -442,6 +442,14 @@ def id_entries(data: SiteData) -> list[ids.IdEntry]:
     return data.memo["ids"]
 
 
+def id_shards(data: SiteData) -> dict[str, dict[str, list[list[str]]]]:
+    """The id lookup files (``ids.shards``), made once: the search page names them and
+    ``files`` writes them."""
+    if "id shards" not in data.memo:
+        data.memo["id shards"] = ids.shards(id_entries(data))
+    return data.memo["id shards"]
+
+
 def search_records(data: SiteData) -> list[Any]:
     """Search stand-ins for papers, contributors and the page of meanings."""
     from .search import Record
@@ -462,8 +470,9 @@ def files(data: SiteData, site_name: str, only: set[str] | None = None) -> dict[
     """Non-page outputs by site path: index, charts, badges, feed, downloads."""
     out: dict[str, bytes] = {
         f"ids/{name}.json": json.dumps(table, ensure_ascii=False, separators=(",", ":")).encode()
-        for name, table in ids.shards(id_entries(data)).items()
+        for name, table in id_shards(data).items()
     }
+    data.memo.pop("id shards", None)  # written once: not held for the rest of the build
     out |= lists_.slices(ctx.browse_lists(data)[0]["rows"])  # the papers list, A to Z
     out |= {
         "assets/charts/buckets.svg": buckets_chart(data),
