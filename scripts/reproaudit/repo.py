@@ -118,6 +118,7 @@ class Corpus:
                 self.logbook_keys[f.key[0]].append(f.stem)
         self._cache: dict[str, Loaded] = {}
         self._blobs: dict[Path, Blob | None] = {}
+        self._names: dict[Path, frozenset[str]] = {}  # folder -> names its listing shows
         self.refused: dict[Path, list[Problem]] = {}  # files not read: links, FIFOs...
         # a logbook's current input hashes (the judge's ``current_inputs``), hashed once
         self.inputs: dict[tuple[str, str], Any] = {}
@@ -193,8 +194,28 @@ class Corpus:
         return self.refused.get(self.root / rel, [])
 
     def writeup(self, paper_id: str, logbook_id: str) -> Blob | None:
-        """A logbook's Markdown write-up, or None when it has none."""
-        return self.blob(self.root / layout.writeup_rel(paper_id, logbook_id))
+        """A logbook's Markdown write-up, or None when it has none.
+
+        A write-up the scan's listing of its folder does not show is not looked for on disk
+        (most logbooks have none: 6,816 failed opens cost half a second); one it shows, of
+        any kind, goes through the one reader, which refuses links and special files.
+        """
+        path = self.root / layout.writeup_rel(paper_id, logbook_id)
+        if path not in self._blobs and not self._listed(path):
+            self._blobs[path] = None  # every later ask (hash, refusal) answers from here
+        return self.blob(path)
+
+    def _listed(self, path: Path) -> bool:
+        """Whether the run's listing of ``path``'s folder has an entry of its name; True
+        when the folder cannot be listed, so that the reader decides and says why."""
+        names = self._names.get(path.parent)
+        if names is None:
+            try:
+                entries = self.listing.entries(path.parent)
+            except OSError:
+                return True
+            names = self._names[path.parent] = frozenset(e.name for e in entries)
+        return path.name in names
 
     def sha256(self, rel: str) -> str | None:
         """SHA-256 of a repository file's bytes (None when absent), from the one read."""
