@@ -111,3 +111,21 @@ def test_json_schemas_forbid_extra_fields_and_list_enums() -> None:
     assert "toy" in str(result["properties"]["self_assessment"])
     assert "regime" in str(schemas["paper"]) and '"from"' in str(schemas["paper"]).replace("'", '"')
     assert {"self_assessment", "claims_version", "from", "human_in_loop"} <= field_names()
+
+
+def test_one_line_refuses_exactly_control_bidi_and_line_break_characters() -> None:
+    """The one-pass check against its definition, over every code point: Unicode's control
+    characters (category Cc), bidirectional overrides and isolates, line separators."""
+    import sys
+    import unicodedata
+
+    from reproaudit.models import _BIDI, _LINE_BREAKS, check_one_line
+
+    for cp in range(sys.maxunicode + 1):
+        ch = chr(cp)
+        bad = ch in _BIDI or ch in _LINE_BREAKS or unicodedata.category(ch) == "Cc"
+        if not bad:
+            assert check_one_line(f"a{ch}b") == f"a{ch}b"
+        else:
+            with pytest.raises(ValueError, match="position 1;"):
+                check_one_line(f"a{ch}b{ch}")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import gc
 import hashlib
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -118,6 +118,7 @@ class Corpus:
                 self.logbook_keys[f.key[0]].append(f.stem)
         self._cache: dict[str, Loaded] = {}
         self._blobs: dict[Path, Blob | None] = {}
+        self._names: dict[Path, frozenset[str]] = {}  # folder -> names its listing shows
         self.refused: dict[Path, list[Problem]] = {}  # files not read: links, FIFOs...
         # a logbook's current input hashes (``rerun_inputs.current_inputs``), hashed once
         self.inputs: dict[tuple[str, str], Any] = {}
@@ -193,8 +194,28 @@ class Corpus:
         return self.refused.get(self.root / rel, [])
 
     def writeup(self, paper_id: str, logbook_id: str) -> Blob | None:
-        """A logbook's Markdown write-up, or None when it has none."""
-        return self.blob(self.root / layout.writeup_rel(paper_id, logbook_id))
+        """A logbook's Markdown write-up, or None when it has none.
+
+        A write-up the scan's listing of its folder does not show is not looked for on disk
+        (most logbooks have none: 6,816 failed opens cost half a second); one it shows, of
+        any kind, goes through the one reader, which refuses links and special files.
+        """
+        path = self.root / layout.writeup_rel(paper_id, logbook_id)
+        if path not in self._blobs and not self._listed(path):
+            self._blobs[path] = None  # every later ask (hash, refusal) answers from here
+        return self.blob(path)
+
+    def _listed(self, path: Path) -> bool:
+        """Whether the run's listing of ``path``'s folder has an entry of its name; True
+        when the folder cannot be listed, so that the reader decides and says why."""
+        names = self._names.get(path.parent)
+        if names is None:
+            try:
+                entries = self.listing.entries(path.parent)
+            except OSError:
+                return True
+            names = self._names[path.parent] = frozenset(e.name for e in entries)
+        return path.name in names
 
     def sha256(self, rel: str) -> str | None:
         """SHA-256 of a repository file's bytes (None when absent), from the one read."""
@@ -300,3 +321,35 @@ def frozen_gc() -> Iterator[None]:
         yield
     finally:
         gc.unfreeze()
+
+
+@contextmanager
+def loaded_then_frozen_gc() -> Iterator[Callable[[], None]]:
+    """Pause the collector while a command loads, then keep what it loaded out of every
+    later collection until the block ends.
+
+    Call the yielded function once loading is done. Objects made while the collector was
+    paused all sit in its youngest generation: re-enabling it alone would scan each of the
+    millions loaded three times over (young, middle, then a full collection, ~3 s for a
+    conference's build). Freezing them first (``gc.freeze``) skips that; reference
+    counting still frees them as usual, and the block's end returns them to the collector.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    frozen = False
+
+    def loaded() -> None:
+        nonlocal frozen
+        if not frozen:
+            gc.freeze()  # before enabling: the first allocation after would scan them all
+            frozen = True
+        if was_enabled:
+            gc.enable()
+
+    try:
+        yield loaded
+    finally:
+        if frozen:
+            gc.unfreeze()
+        if was_enabled:
+            gc.enable()

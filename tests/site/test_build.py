@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from reproaudit.cli import cli
 from reproaudit.errors import ReproauditError
 from reproaudit.site.build import build_site
-from reproaudit.site.render import relative
+from reproaudit.site.render import _el, relative
 from tests.site.conftest import NOW, site_repo
 
 
@@ -720,3 +720,21 @@ def test_a_logbook_names_the_claims_it_has_no_result_for_once(tmp_path: Path) ->
     assert html.count("<section>") == 4  # C1 to C4, each with its result
     paper = (out / "papers/Kp4rT9vQ2x/index.html").read_text(encoding="utf-8")
     assert 'id="C5"' in paper and "never evicts a page" in paper  # the statement lives here
+
+
+def test_feeds_are_what_elementtree_writes(built: Path) -> None:
+    """Feeds are written as text: each is a fixed point of ElementTree's parse and write,
+    so a reader sees the XML a tree would have given, escapes included."""
+    ET.register_namespace("", "http://www.w3.org/2005/Atom")
+    feeds = [built / "feed.xml", *sorted(built.glob("papers/*/feed.xml"))]
+    assert len(feeds) > 3
+    for path in feeds:
+        raw = path.read_bytes()
+        assert ET.tostring(ET.fromstring(raw), encoding="utf-8", xml_declaration=True) == raw
+
+
+@pytest.mark.parametrize("text", ['<b>"Q" & A</b>', "tab\there\nline", "", "é ]]> '"])
+def test_a_feed_element_escapes_as_elementtree_does(text: str) -> None:
+    node = ET.Element("title", {"href": text, "rel": "self"})
+    node.text = text
+    assert _el("title", text, href=text, rel="self") == ET.tostring(node, encoding="unicode")

@@ -14,6 +14,7 @@ import io
 import logging
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
@@ -29,7 +30,7 @@ from ..judge.run import JudgeSummary, judge_corpus, now_utc
 from ..loader import MAX_DATA_BYTES, decode_text
 from ..models import VerdictFile
 from ..problems import Problem
-from ..repo import Corpus, corpus_of
+from ..repo import Corpus, corpus_of, loaded_then_frozen_gc
 from ..scratch import held_dir, sweep, temp_root
 from . import render
 from .data import load_site_data
@@ -129,6 +130,24 @@ def build_site(
     ``corpus``: the command's one ``Corpus`` of ``root`` (the fitness check read it
     first); the build narrows it to ``papers`` and adds verdicts judged in memory.
     """
+    with loaded_then_frozen_gc() as loaded:  # what is loaded is never rescanned
+        return _build_site(
+            root, out, papers, now, judge_missing, strict, site_url, search, corpus, loaded
+        )
+
+
+def _build_site(
+    root: Path,
+    out: Path | None,
+    papers: list[str] | None,
+    now: datetime | None,
+    judge_missing: bool,
+    strict: bool,
+    site_url: str | None,
+    search: bool,
+    corpus: Corpus | None,
+    loaded: Callable[[], None],
+) -> BuildReport:
     root = Path(root).resolve()
     out = Path(out).resolve() if out else root / DEFAULT_OUT
     timings: dict[str, float] = {}
@@ -176,6 +195,7 @@ def build_site(
                     f"no paper {', '.join(unknown)} to build",
                 )
             )
+    loaded()
     timings["load and fold"] = time.perf_counter() - step
 
     out.parent.mkdir(parents=True, exist_ok=True)

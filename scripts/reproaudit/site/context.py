@@ -19,7 +19,7 @@ from ..fold import BUCKETS, CLAIM_FOLDS, stats
 from ..judge.points import rerun_number, rerun_sweep
 from ..models import Claim, Review, Target, VerdictFile
 from ..problems import human_size
-from .cite import cite_logbook, cite_paper
+from .cite import PaperCitation, cite_logbook, cite_paper
 from .data import Key, SiteData
 from .lists import facets as list_facets
 from .pages import (
@@ -307,12 +307,22 @@ def paper_context(data: SiteData, paper_id: str) -> PaperPage:
         ],
         badge=badge_path(paper_id),
         site_url=data.site_url,
-        cite=cite_paper(meta, absolute_url(data, paper_url(paper_id))),
+        cite=paper_citation(data, paper_id),
         logbook_cites=[cite_verdict(data, key) for key in keys if key in data.verdicts],
         answer=paper_answer(data, paper_id)
         if data.bucket_of.get(paper_id) in ("falsified", "mixed", "contested")
         else None,
     )
+
+
+def paper_citation(data: SiteData, paper_id: str) -> PaperCitation:
+    """A paper's citation (``cite.cite_paper``), made once: the page's head tags and its
+    BibTeX block both show it."""
+    made: dict[str, PaperCitation] = data.memo.setdefault("citations", {})
+    if paper_id not in made:
+        meta = data.papers[paper_id].paper
+        made[paper_id] = cite_paper(meta, absolute_url(data, paper_url(paper_id)))
+    return made[paper_id]
 
 
 def absolute_url(data: SiteData, path: str) -> str | None:

@@ -29,7 +29,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page as MkPage
 
-from ..fsutil import atomic_write
+from ..fsutil import TreeWriter, atomic_write
 from .render import Page, page_url, relative
 from .slim import SPRITE, Shared, slim_page
 
@@ -142,22 +142,15 @@ class ReproauditPlugin(BasePlugin):
                 shells[depth] = built.read_text(encoding="utf-8")
         shutil.rmtree(site / SHELL_ROOT, ignore_errors=True)
         urls = []
+        # plain writes: the whole build folder replaces the site in one rename at the end
+        writer = TreeWriter(site)
         for page in self.pages.values():
             url = page_url(page.src_uri)
             urls.append(url)
-            if not page.shell:
-                continue
-            out = site / url / "index.html"
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(fill_shell(shells[depth_of(url)], page, url), encoding="utf-8")
-        made: set[Path] = set()
+            if page.shell:
+                writer.write(url + "index.html", fill_shell(shells[depth_of(url)], page, url))
         for rel, data in self.outputs.items():
-            # plain writes: the whole build folder replaces the site in one rename at the end
-            target = site / rel
-            if target.parent not in made:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                made.add(target.parent)
-            target.write_bytes(data)
+            writer.write(rel, data)
         _extend_sitemap(site, config.site_url, urls)
 
 

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cache, partial
 from typing import Any
-from xml.etree import ElementTree as ET
 
 import jinja2
 from markupsafe import Markup
@@ -32,7 +31,7 @@ from . import ids, search_text, words
 from . import lists as lists_
 from .charts import BUCKET_COLOURS, CHART_SIZE, buckets_chart, verdicts_over_time_chart
 from .chips import Chips
-from .cite import cite_paper, head_html
+from .cite import head_html
 from .data import Key, SiteData
 from .pages import Contributor, Pager
 
@@ -279,7 +278,7 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
                 "search.html",
                 "search.md",
                 data,
-                shards=" ".join(ids.shards(id_entries(data))),  # which lookup files exist
+                shards=" ".join(id_shards(data)),  # which lookup files exist
                 typo_shards=" ".join(data.memo.get("typo shards", [])),
                 kinds=search_text.KINDS,
                 outcomes=search_text.OUTCOMES,
@@ -396,7 +395,7 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
                 feed_title=f"Verdicts on {meta.title}",
                 shell=True,
                 wide=True,
-                head=head_html(cite_paper(meta, ctx.absolute_url(data, ctx.paper_url(paper_id)))),
+                head=head_html(ctx.paper_citation(data, paper_id)),
             )
         )
     for key in sorted(data.logbooks):
@@ -451,6 +450,14 @@ def id_entries(data: SiteData) -> list[ids.IdEntry]:
     return data.memo["ids"]
 
 
+def id_shards(data: SiteData) -> dict[str, dict[str, list[list[str]]]]:
+    """The id lookup files (``ids.shards``), made once: the search page names them and
+    ``files`` writes them."""
+    if "id shards" not in data.memo:
+        data.memo["id shards"] = ids.shards(id_entries(data))
+    return data.memo["id shards"]
+
+
 def search_records(data: SiteData) -> list[Any]:
     """Search stand-ins for papers, contributors and the page of meanings."""
     from .search import Record
@@ -471,8 +478,9 @@ def files(data: SiteData, site_name: str, only: set[str] | None = None) -> dict[
     """Non-page outputs by site path: index, charts, badges, feed, downloads."""
     out: dict[str, bytes] = {
         f"ids/{name}.json": json.dumps(table, ensure_ascii=False, separators=(",", ":")).encode()
-        for name, table in ids.shards(id_entries(data)).items()
+        for name, table in id_shards(data).items()
     }
+    data.memo.pop("id shards", None)  # written once: not held for the rest of the build
     out |= lists_.slices(ctx.browse_lists(data)[0]["rows"])  # the papers list, A to Z
     out |= {
         "assets/charts/buckets.svg": buckets_chart(data),
@@ -559,12 +567,35 @@ def badge_svg(bucket: str, text: str | None = None, outline: bool = False) -> by
     return svg.encode("utf-8")
 
 
+# XML escapes as ElementTree writes them (its _escape_cdata and _escape_attrib), one pass each
+_XML_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_XML_ATTR = str.maketrans(
+    {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        '"': "&quot;",
+        "\r": "&#13;",
+        "\n": "&#10;",
+        "\t": "&#09;",
+    }
+)
+ATOM_NS = "http://www.w3.org/2005/Atom"
+
+
+def _el(tag: str, text: str | None = None, **attrs: str) -> str:
+    """One element as ElementTree writes it: attributes in order, ``<tag />`` when empty."""
+    head = tag + "".join(f' {k}="{v.translate(_XML_ATTR)}"' for k, v in attrs.items())
+    return f"<{head}>{text.translate(_XML_TEXT)}</{tag}>" if text else f"<{head} />"
+
+
 def atom_feed(data: SiteData, site_name: str, paper_id: str | None = None) -> bytes:
-    """Atom 1.0 feed (RFC 4287) of the newest verdicts, or of one paper's verdicts."""
-    ns = "http://www.w3.org/2005/Atom"
-    ET.register_namespace("", ns)
+    """Atom 1.0 feed (RFC 4287) of the newest verdicts, or of one paper's verdicts.
+
+    Written as text, byte for byte what ElementTree wrote (a test compares them): a
+    conference has a feed per paper, and building a tree for each cost a second.
+    """
     absolute = _absolute(data)
-    feed = ET.Element(f"{{{ns}}}feed")
     if paper_id is None:
         entries = ctx.feed_entries(data)
         title, path, home = f"{site_name}: new verdicts", "feed.xml", ""
@@ -573,37 +604,36 @@ def atom_feed(data: SiteData, site_name: str, paper_id: str | None = None) -> by
         title = f"{site_name}: verdicts on {data.papers[paper_id].paper.title}"
         path, home = ctx.paper_feed_path(paper_id), ctx.paper_url(paper_id)
     updated = max((e["updated"] for e in entries), default=data.generated_at)
-
-    def sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
-        node = ET.SubElement(parent, f"{{{ns}}}{tag}", attrs)
-        if text is not None:
-            node.text = text
-        return node
-
-    sub(feed, "title", title)
-    sub(feed, "id", absolute(path) if data.site_url else f"urn:reproaudit:{path}")
-    sub(feed, "updated", _iso(updated))
-    sub(feed, "link", href=absolute(home), rel="alternate")
-    sub(feed, "link", href=absolute(path), rel="self")
-    author = sub(feed, "author")
-    sub(author, "name", site_name)
+    out = [
+        "<?xml version='1.0' encoding='utf-8'?>\n",
+        f'<feed xmlns="{ATOM_NS}">',
+        _el("title", title),
+        _el("id", absolute(path) if data.site_url else f"urn:reproaudit:{path}"),
+        _el("updated", _iso(updated)),
+        _el("link", href=absolute(home), rel="alternate"),
+        _el("link", href=absolute(path), rel="self"),
+        f"<author>{_el('name', site_name)}</author>",
+    ]
     for e in entries:
-        entry = sub(feed, "entry")
         counts = "; ".join(f"{n} {state.label}" for state, n in e["states"])
-        sub(entry, "title", f"{e['title']}: logbook {e['logbook']} ({counts})")
-        sub(entry, "id", f"urn:reproaudit:{e['paper']}:{e['logbook']}:{_iso(e['judged_at'])}")
-        sub(entry, "updated", _iso(e["updated"]))
-        sub(entry, "link", href=absolute(e["url"]))
-        entry_author = sub(entry, "author")
-        sub(entry_author, "name", e["contributor"])
         summary = f"Judged {counts} for {e['title']} ({e['paper']}) by {e['judge']}."
         answer = e["answer"]
         if answer is not None:
             phrase = words.AUTHOR_ANSWERS[answer.stance]
             fix = f" (the fix: {answer.link})" if answer.stance == "fixed" and answer.link else ""
             summary += f" {answer.claim} {phrase} on {answer.at:%Y-%m-%d}{fix}."
-        sub(entry, "summary", summary)
-    return ET.tostring(feed, encoding="utf-8", xml_declaration=True)
+        out += (
+            "<entry>",
+            _el("title", f"{e['title']}: logbook {e['logbook']} ({counts})"),
+            _el("id", f"urn:reproaudit:{e['paper']}:{e['logbook']}:{_iso(e['judged_at'])}"),
+            _el("updated", _iso(e["updated"])),
+            _el("link", href=absolute(e["url"])),
+            f"<author>{_el('name', e['contributor'])}</author>",
+            _el("summary", summary),
+            "</entry>",
+        )
+    out.append("</feed>")
+    return "".join(out).encode("utf-8")
 
 
 def _iso(moment: datetime) -> str:

@@ -30,6 +30,7 @@ from typing import Any
 import cbor2
 
 from ..errors import ReproauditError, SettingError
+from ..fsutil import TreeWriter
 from . import ids, typos
 
 BUNDLE = "pagefind"
@@ -98,10 +99,9 @@ class SearchIndex:
         self.bundle = work / "search-bundle"
         self.count = 0
         texts = []
+        writer = TreeWriter(self.tree)
         for record in records:
-            page = self.tree / record.url / "index.html"
-            page.parent.mkdir(parents=True, exist_ok=True)
-            page.write_text(stand_in(record), encoding="utf-8")
+            writer.write(Path(record.url, "index.html").as_posix(), stand_in(record))
             texts.append(f"{record.title} {record.names} {record.content}")
             self.count += 1
         self.typos = typos.tables(texts)  # shard -> words: written into the site by finish
