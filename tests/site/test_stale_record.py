@@ -87,8 +87,8 @@ def built(repo: Path) -> tuple[str, str, str, list]:
 def test_a_current_record_shows_its_numbers(mini_repo: Path) -> None:
     """The control: the re-run's numbers, its status and the re-run list state."""
     page, results, line, row = built(stored_and_judged(mini_repo))
-    assert f'<span class="ra-value ra-value--rerun">{RERUN_VALUE}</span>' in results
-    assert '<span class="ra-value ra-value--rerun">100→1.37</span>' in results
+    assert f'<span class="ra-value--rerun">{RERUN_VALUE}</span>' in results
+    assert '<span class="ra-value--rerun">100→1.37</span>' in results
     assert line.startswith("passed on local in 41 s")
     assert "End of the re-run's log" in page
     assert row[FIELDS.index("rerun")] == "passed"
@@ -110,9 +110,10 @@ def test_a_record_of_other_bytes_shows_no_numbers(mini_repo: Path, change, why: 
     page, results, line, row = built(repo)
     assert RERUN_VALUE not in results and "1.37" not in results and "1.39" not in results
     assert "ra-value--rerun" not in results  # no number is marked as the re-run's
-    assert '<span class="ra-value ra-value--typed">0.912</span>' in results
+    assert '<span class="ra-value--typed">0.912</span>' in results
     assert not line.startswith("passed")
-    assert line.startswith("awaiting re-run re-run record ignored (flag stale_rerun): ")
+    assert line.startswith("awaiting re-run re-run record ignored: ")
+    assert 'href="../../../meaning/#flag-stale_rerun"' in page  # the flag names its rule
     assert why in line and "none of its numbers are shown" in line
     assert "End of the re-run's log" not in page  # the log of a run of other bytes
     assert row[FIELDS.index("rerun")] == "awaiting"
