@@ -133,7 +133,9 @@ def encode_file(frame: pd.DataFrame, fmt: str) -> bytes:
     """The bytes of ``file_name(fmt)``: the same table gives the same bytes (the gzip
     header's time is 0 and it names no file), so a rebuild changes no download."""
     raw = encode(frame, fmt)
-    return gzip.compress(raw, compresslevel=9, mtime=0) if fmt in GZIPPED else raw
+    # gzip's own default level: 9 made the conference's files 5% smaller (1.85 -> 1.77 MB of
+    # JSON Lines) for twice the CPU, 0.4 s of every site build
+    return gzip.compress(raw, compresslevel=6, mtime=0) if fmt in GZIPPED else raw
 
 
 def encode(frame: pd.DataFrame, fmt: str) -> bytes:
