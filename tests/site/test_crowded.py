@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from reproaudit.site.build import build_site
+from tests.site.axe import serious_axe_findings
 from tests.site.conftest import NOW, site_repo
 from tests.site.test_browser import CHROMIUM, headless_chromium, serving
 
@@ -113,28 +114,5 @@ def test_the_keyboard_reaches_the_grid_and_scrolls_it(browser: object, crowded_u
 def test_no_serious_axe_finding_on_the_crowded_paper(
     browser: object, crowded_url: str, width: int
 ) -> None:
-    """axe-core on the paper with twelve logbooks, light and dark."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    phone = width < 500
-    serious = []
-    for scheme, palette in (("light", "default"), ("dark", "slate")):
-        context = browser.new_context(
-            viewport={"width": width, "height": 900},
-            color_scheme=scheme,
-            is_mobile=phone,
-            has_touch=phone,
-        )
-        page = context.new_page()
-        page.goto(crowded_url)
-        page.wait_for_function(
-            "want => document.body.getAttribute('data-md-color-scheme') === want", arg=palette
-        )
-        found = Axe().run(page)
-        serious += [
-            f"{scheme}: {v['id']}: {[n['target'] for n in v['nodes']][:3]}"
-            for v in found.response["violations"]
-            if v["impact"] in ("serious", "critical")
-        ]
-        context.close()
-    assert serious == []
+    """axe-core on the paper with twelve logbooks, light and dark (a phone with target-size)."""
+    assert serious_axe_findings(browser, width, [crowded_url]) == []

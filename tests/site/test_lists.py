@@ -16,6 +16,7 @@ import pytest
 
 from reproaudit.site import lists, render
 from reproaudit.site.build import build_site
+from tests.site.axe import serious_axe_findings
 from tests.site.test_browser import CHROMIUM, headless_chromium, serving
 
 N = 130  # papers
@@ -380,31 +381,9 @@ def test_no_serious_axe_finding_on_the_pager_and_the_filtered_list(
 ) -> None:
     """axe-core, light and dark, on a page of the compact pager and on the papers list with
     its filters (a phone also runs axe's 24 px target-size rule, off by default)."""
-    from axe_playwright_python.sync_playwright import Axe
+    paths = ("browse/a-z/16/", "papers/?review=1&track=poster", "papers/")
 
-    phone = width < 500
-    rules = {"rules": {"target-size": {"enabled": True}}} if phone else {}
-    serious = []
-    for scheme, palette in (("light", "default"), ("dark", "slate")):
-        context = browser.new_context(
-            viewport={"width": width, "height": 900},
-            color_scheme=scheme,
-            is_mobile=phone,
-            has_touch=phone,
-        )
-        page = context.new_page()
-        for path in ("browse/a-z/16/", "papers/?review=1&track=poster", "papers/"):
-            page.goto(lists_url + path)
-            page.wait_for_function(
-                "want => document.body.getAttribute('data-md-color-scheme') === want",
-                arg=palette,
-            )
-            page.locator("#ra-count, .ra-pager__links").first.wait_for()
-            found = Axe().run(page, options=rules)
-            serious += [
-                f"{path} ({scheme}): {v['id']}: {[n['target'] for n in v['nodes']][:3]}"
-                for v in found.response["violations"]
-                if v["impact"] in ("serious", "critical")
-            ]
-        context.close()
-    assert serious == []
+    def drawn(page: object, url: str) -> None:
+        page.locator("#ra-count, .ra-pager__links").first.wait_for()
+
+    assert serious_axe_findings(browser, width, [lists_url + p for p in paths], drawn) == []

@@ -22,6 +22,7 @@ import pytest
 
 from reproaudit.site import words
 from reproaudit.site.build import build_site
+from tests.site.axe import serious_axe_findings
 from tests.site.conftest import NOW
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -360,23 +361,9 @@ def test_every_state_reads_at_4_5_to_1_with_no_serious_axe_finding(
     """axe on the pages that show every state (each paper, the list, the home page's newest
     verdicts, the meaning page), light and dark: a chip's words keep their contrast whatever
     state and qualifier it combines."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    axe, serious = Axe(), []
     paths = [f"papers/{case}/" for case in sorted(CASES)]
     paths += ["", "browse/a-z/", "meaning/", "papers/"]
-    for scheme, palette in PALETTES:
-        context = _palette(browser, scheme, palette, width)
-        for path in paths:
-            page = _open(context, site_url + path)
-            found = axe.run(page)
-            serious += [
-                f"{path} ({scheme}): {v['id']}: {[n['target'] for n in v['nodes']][:3]}"
-                for v in found.response["violations"]
-                if v["impact"] in ("serious", "critical")
-            ]
-        context.close()
-    assert serious == []
+    assert serious_axe_findings(browser, width, [site_url + p for p in paths]) == []
 
 
 CHIPS_OF_ROWS = """() => Object.fromEntries([...document.querySelectorAll('#ra-papers tbody tr')]
