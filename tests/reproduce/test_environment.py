@@ -238,18 +238,7 @@ def test_an_sdist_is_refused_and_its_build_code_never_runs(
     mini_repo, tmp_path, monkeypatch, listener
 ):
     """An sdist whose setup.py calls home (TCP and an abstract socket) is never built."""
-    house = tmp_path / "house"
-    pkg = tmp_path / "evildep-1.0"
-    pkg.mkdir()
-    (pkg / "setup.py").write_text(
-        probe(listener, "setup.py ran")
-        + "from setuptools import setup\nsetup(name='evildep', version='1.0')\n"
-    )
-    (pkg / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: evildep\nVersion: 1.0\n")
-    house.mkdir()
-    with tarfile.open(house / "evildep-1.0.tar.gz", "w:gz") as tar:
-        tar.add(pkg, arcname="evildep-1.0")
-    monkeypatch.setenv("PIP_FIND_LINKS", str(house))
+    monkeypatch.setenv("PIP_FIND_LINKS", str(evil_sdist(tmp_path, listener)))
     monkeypatch.setenv("PIP_NO_INDEX", "1")
     code = {"run.py": USE.format(name="evildep", port=listener.port)}
     rel = add_logbook(mini_repo, "evil-1", "python run.py", code)

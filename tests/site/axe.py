@@ -10,6 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 PALETTES = (("light", "default"), ("dark", "slate"))
+# The theme fades colours when the palette is applied after the load event: axe measuring a
+# link mid-fade reads a contrast neither palette has. Wait until no transition runs.
+SETTLED = (
+    "() => document.getAnimations().every(a => !(a instanceof CSSTransition)"
+    " || a.playState !== 'running')"
+)
 
 
 def serious_axe_findings(
@@ -42,6 +48,7 @@ def serious_axe_findings(
             )
             if ready is not None:
                 ready(page, url)
+            page.wait_for_function(SETTLED)
             found = Axe().run(page, options=rules)
             serious += [
                 f"{url} ({scheme}): {v['id']}: {[n['target'] for n in v['nodes']][:3]}"
