@@ -291,12 +291,14 @@ def test_a_requirements_file_cannot_point_the_host_anywhere(mini_repo, tmp_path,
 # --- Hugging Face Jobs: the job installs with its own network, so wheels only -------------
 
 
-def hf_job(repo: Path, rel: str, tmp: Path, house: Path):
+def hf_job(repo: Path, rel: str, tmp: Path, house: Path | None, launched: list | None = None):
     """Re-run ``rel`` as a Hugging Face Job on a local stand-in Hub that really runs it; the
-    job's image points pip at ``house`` (its own index), as an image's pip.conf may."""
+    job's image points pip at ``house`` (its own index), as an image's pip.conf may.
+    ``launched`` receives the specs of the jobs the Hub was asked to start."""
     from tests.test_reproduce import FakeHub, _api, _pushed_mini_repo
 
-    hub = FakeHub(tmp, image_env={"PIP_FIND_LINKS": str(house), "PIP_NO_INDEX": "1"})
+    env = {"PIP_FIND_LINKS": str(house), "PIP_NO_INDEX": "1"} if house else {}
+    hub = FakeHub(tmp, image_env=env)
     try:
         sha = _pushed_mini_repo(repo)
         return reproduce_logbook(
@@ -311,6 +313,8 @@ def hf_job(repo: Path, rel: str, tmp: Path, house: Path):
         )
     finally:
         hub.close()
+        if launched is not None:
+            launched += hub.specs
 
 
 def evil_sdist(tmp: Path, listener: Listener) -> Path:
@@ -366,23 +370,9 @@ def test_a_jobs_requirements_are_read_strictly_before_launching(
     mini_repo, tmp_path, listener, line
 ):
     """What the local backend refuses is refused before a job is launched (and paid for)."""
-    from tests.test_reproduce import FakeHub, _api, _pushed_mini_repo
-
     rel = add_logbook(mini_repo, "point-hf", "python run.py", {"run.py": "print(1)\n"})
     with_requirements(mini_repo, rel, "point-hf", line.format(port=listener.port) + "\n")
-    hub = FakeHub(tmp_path)
-    try:
-        with pytest.raises(ReproauditError, match=r"reproduce\.requirements: not launched: "):
-            reproduce_logbook(
-                mini_repo,
-                rel,
-                backend="hf-jobs",
-                out=tmp_path / "out",
-                api=_api(hub),
-                source_repo_url=str(mini_repo),
-                source_sha=_pushed_mini_repo(mini_repo),
-                poll_s=0.05,
-            )
-    finally:
-        hub.close()
-    assert hub.specs == [] and listener.seen == []
+    launched: list = []
+    with pytest.raises(ReproauditError, match=r"reproduce\.requirements: not launched: "):
+        hf_job(mini_repo, rel, tmp_path, None, launched)
+    assert launched == [] and listener.seen == []

@@ -28,7 +28,7 @@ from .bundle import RUNNER
 from .docker import DEFAULT_IMAGE
 from .markers import MARK, JobLog, read_job_log
 from .record import RunOutcome, Status, log_text
-from .spec import RunSpec, requirements_bytes, requirements_file
+from .spec import RunSpec, requirements_bytes, requirements_file, requirements_refused
 from .wheels import HINT, RequirementRefused, read_requirements
 
 __all__ = ["DEFAULT_IMAGE", "MARK", "RUNNER", "read_job_log", "run_hf_jobs"]
@@ -158,16 +158,7 @@ def checked_requirements(spec: RunSpec, req: Path, data: bytes) -> None:
     try:
         read_requirements(data.decode("utf-8", errors="replace"), source, req.parent)
     except RequirementRefused as exc:
-        raise InputError(
-            Problem(
-                P.REQUIREMENTS_NOT_ALLOWED,
-                spec.rel,
-                None,
-                "reproduce.requirements",
-                f"not launched: {exc}",
-                HINT,
-            )
-        ) from None
+        raise requirements_refused(spec, f"not launched: {exc}", HINT) from None
 
 
 def final_status(

@@ -192,6 +192,13 @@ def code_folder(repo: Path, spec: RunSpec) -> Path:
     return folder
 
 
+def requirements_refused(spec: RunSpec, message: str, hint: str) -> InputError:
+    """The error of a requirements file no backend installs, named at the logbook's field."""
+    return InputError(
+        Problem(P.REQUIREMENTS_NOT_ALLOWED, spec.rel, None, "reproduce.requirements", message, hint)
+    )
+
+
 def requirements_file(repo: Path, spec: RunSpec) -> Path | None:
     """The logbook's requirements file, confined to its own folder like its code; or None."""
     raw = spec.reproduce.requirements
@@ -207,16 +214,11 @@ def requirements_file(repo: Path, spec: RunSpec) -> Path | None:
             if clean is not None and inside(str(path), str(jail))
             else ("is outside this logbook's own folder")
         )
-        raise InputError(
-            Problem(
-                P.REQUIREMENTS_NOT_ALLOWED,
-                spec.rel,
-                None,
-                "reproduce.requirements",
-                f"{raw!r} {why} logbooks/{spec.paper}/{spec.logbook}/",
-                f"put it at logbooks/{spec.paper}/{spec.logbook}/requirements.txt and write "
-                f"`requirements: {spec.logbook}/requirements.txt`",
-            )
+        raise requirements_refused(
+            spec,
+            f"{raw!r} {why} logbooks/{spec.paper}/{spec.logbook}/",
+            f"put it at logbooks/{spec.paper}/{spec.logbook}/requirements.txt and write "
+            f"`requirements: {spec.logbook}/requirements.txt`",
         )
     return path
 
