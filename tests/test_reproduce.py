@@ -393,8 +393,6 @@ def test_unsplittable_command_is_refused(mini_repo: Path, tmp_path: Path):
     assert "cannot be split into arguments: No closing quotation [bad_command]" in str(err.value)
 
 
-
-
 def _commit_all(folder: Path, message: str) -> str:
     if not (folder / ".git").exists():
         git(folder, "init", "-q")

@@ -22,8 +22,6 @@ def make_tree(root: Path) -> Path:
     return code
 
 
-
-
 def test_bytes_paths_and_modes_each_change_the_hash(tmp_path: Path) -> None:
     code = make_tree(tmp_path)
     first = folder_tree_sha256(code)

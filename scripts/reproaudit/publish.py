@@ -26,7 +26,7 @@ license: {DATA_LICENSE[1]}
 pretty_name: reproaudit claims and verdicts
 configs:
   - config_name: default
-    data_files: {file_name('parquet')}
+    data_files: {file_name("parquet")}
 tags:
   - reproducibility
   - peer-review

@@ -231,7 +231,6 @@ def current_inputs(
     return cached
 
 
-
 # --- at a commit, from git objects (ci store-reruns) --------------------------------------
 
 

@@ -258,8 +258,9 @@ def test_a_new_logbook_its_rerun_falsifies_mentions_the_authors(
     assert "| C1 | falsified | growth_detected" in done.output
     comments = github_api.comments[PR]
     assert len(comments) == 2
-    assert "- logbook `` carol-paging-1 `` falsifies claim **C1** (Theorem 3.2)" in (
-        comments[1]["body"]
+    assert (
+        "- logbook `` carol-paging-1 `` falsifies claim **C1** (Theorem 3.2)"
+        in (comments[1]["body"])
     )
     assert sticky.parse(comments[0]["body"]).status("authors") == {
         "mentioned": ["ivandermeer", "twrobel-tcs"]

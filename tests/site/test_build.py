@@ -556,10 +556,7 @@ def test_feeds_linked_in_head_and_one_feed_per_paper(built: Path) -> None:
 
 def test_claim_anchors_are_visible_links(built: Path) -> None:
     html = (built / "papers/Kp4rT9vQ2x/index.html").read_text()
-    assert (
-        '<th scope="row" id="C1"><a class="ra-anchor" href="#C1">C1</a>'
-        in html
-    )
+    assert '<th scope="row" id="C1"><a class="ra-anchor" href="#C1">C1</a>' in html
 
 
 def test_falsified_under_review_shows_everywhere_until_confirmed(built: Path) -> None:

@@ -37,6 +37,7 @@ payload_option = click.option(
     help="The issue_comment event (GITHUB_EVENT_PATH).",
 )
 
+
 def _event_or_pr(event: Path | None, pr: int | None, sha: str | None) -> None:
     if event is None and (pr is None or sha is None):
         raise click.UsageError("give --event, or both --pr and --sha")
@@ -186,9 +187,7 @@ def ci_report(
         return
     assert repo_name is not None  # --post without it was refused above
     corpus = Corpus(git_dir) if git_dir else None  # the base branch's paper files, read once
-    result = publish_report(
-        checked, github=github, repo=repo_name, repo_dir=git_dir, corpus=corpus
-    )
+    result = publish_report(checked, github=github, repo=repo_name, repo_dir=git_dir, corpus=corpus)
     click.echo(
         f"{'updated' if result['updated'] else 'posted'} the report on PR {checked.pr} "
         f"({'valid' if result['ok'] else 'problems'})"

@@ -99,7 +99,4 @@ class Chips:
     def when(moment: datetime | None) -> Markup:
         if not moment:
             return Markup("")
-        return Markup(
-            f'<time datetime="{moment.isoformat()}">'
-            f"{moment.strftime('%Y-%m-%d')}</time>"
-        )
+        return Markup(f'<time datetime="{moment.isoformat()}">{moment.strftime("%Y-%m-%d")}</time>')
