@@ -33,8 +33,9 @@ sys.path.insert(0, str(ROOT))
 import yaml  # noqa: E402
 
 from reproaudit.judge.injection import detect_intent  # noqa: E402
-from reproaudit.judge.llm import LlmJudge, LlmSettings, field_text  # noqa: E402
+from reproaudit.judge.llm import LlmJudge, field_text  # noqa: E402
 from reproaudit.judge.run import collect_cases, judge_repo  # noqa: E402
+from reproaudit.llm.settings import LlmSettings  # noqa: E402
 from reproaudit.repo import Corpus  # noqa: E402
 from tests.fake_llm import FakeLLM  # noqa: E402
 from tests.records import write_current_rerun  # noqa: E402

@@ -33,8 +33,9 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 from corpus import generate_corpus  # noqa: E402
 
-from reproaudit.judge.llm import LlmJudge, LlmSettings  # noqa: E402
+from reproaudit.judge.llm import LlmJudge  # noqa: E402
 from reproaudit.judge.run import RulesJudge, judge_repo  # noqa: E402
+from reproaudit.llm.settings import LlmSettings  # noqa: E402
 
 
 def own_cpu() -> float:

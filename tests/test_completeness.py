@@ -216,7 +216,8 @@ def test_build_and_export_say_what_they_count_as_stale(
 
 
 def llm_judged(repo: Path, fake: FakeLLM) -> None:
-    from reproaudit.judge.llm import LlmJudge, LlmSettings
+    from reproaudit.judge.llm import LlmJudge
+    from reproaudit.llm.settings import LlmSettings
 
     settings = LlmSettings(base_url=fake.url, model="test-model", api_key="k")
     judge_repo(repo, LlmJudge(settings, 3, backoff=0.01), reruns=repo / "reruns")

@@ -264,7 +264,7 @@ def _what_changed(verdict: VerdictFile, case) -> str:
 def _differs(verdict: VerdictFile, case, problem) -> list[Problem]:
     """The first claim where the verdict is not what the judge writes for these inputs."""
     from .judge.cases import RulesJudge, rerun_current, rules_judgements
-    from .judge.halt import Halt
+    from .llm.halt import Halt
 
     hint = (
         "verdict files are written by `reproaudit judge` and never edited; restore it from "

@@ -24,7 +24,7 @@ from . import layout
 from . import problems as P
 from .boundedjson import loads
 from .errors import EndpointError, InputError, ReproauditError, SettingError
-from .judge.llm import LlmSettings, truncate
+from .llm.settings import LlmSettings, truncate
 from .loader import parse_yaml, to_model
 from .models import ID_PATTERN, PaperFile, check_one_line
 from .problems import Problem

@@ -22,10 +22,11 @@ from click.testing import CliRunner
 
 from reproaudit.boundedjson import JsonError, depth, loads
 from reproaudit.cli import cli
-from reproaudit.judge.halt import Halt
-from reproaudit.judge.llm import LlmJudge, LlmSettings
+from reproaudit.judge.llm import LlmJudge
 from reproaudit.judge.run import judge_repo, lock_path
-from reproaudit.judge.throttle import Throttle
+from reproaudit.llm.halt import Halt
+from reproaudit.llm.settings import LlmSettings
+from reproaudit.llm.throttle import Throttle
 from tests.fake_llm import FakeLLM
 from tests.gitutil import git
 from tests.judge.test_llm import ASKED, read_verdicts, run_llm

@@ -21,8 +21,9 @@ import yaml
 from click.testing import CliRunner
 
 from reproaudit.cli import cli
-from reproaudit.judge.llm import LlmJudge, LlmSettings
+from reproaudit.judge.llm import LlmJudge
 from reproaudit.judge.run import judge_repo
+from reproaudit.llm.settings import LlmSettings
 from tests.fake_llm import FakeLLM
 from tests.judge.test_llm import ASKED, read_verdicts, run_llm
 from tests.judge.test_rules import EXPECTED, TRAPS

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..llm.halt import Halt
 from ..models import ClaimVerdict
 from .finalize import ClaimFacts, finalize
-from .halt import Halt
 from .inputs import passed_and_current
 from .rules import RULES_VERSION, judge_claim
 from .types import Case, CaseResult

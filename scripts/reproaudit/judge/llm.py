@@ -29,7 +29,6 @@ protocol; the transport is ``endpoint.py`` and the injection detector ``injectio
 from __future__ import annotations
 
 import json
-import os
 import re
 import secrets
 import time
@@ -46,45 +45,25 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .. import layout
 from ..boundedjson import JsonError, loads
 from ..errors import UsageError
+from ..llm.endpoint import Answer, Endpoint
+from ..llm.halt import Halt
+from ..llm.settings import LlmSettings, truncate
 from ..models import VERDICTS, Claim, ClaimVerdict, Usage, VerdictValue, Votes
 from .canary import Canary, canary_texts
 from .cases import RulesJudge, claim_facts, judge_config, rules_proposals
-from .endpoint import Answer, Endpoint
 from .finalize import ClaimFacts, finalize
-from .halt import Halt
 from .injection import detect_intent
 from .settings import resolve_mode
 from .types import Case, CaseResult
 
 PROMPT_VERSION = 3
 SCREEN_PROMPT_VERSION = 1
-DEFAULT_MODEL = "zai-org/GLM-5.2"
 BUDGET_LOGBOOK = 24_000  # characters of untrusted text per block
 BUDGET_WRITEUP = 16_000
 BUDGET_LOG_TAIL = 4_000
 BUDGET_SCREEN = 40_000
 PARSE_ATTEMPTS = 3  # requests per sample when replies do not parse
 MAX_REPLY_CHARS = 256 * 1024  # a judging or screening reply's content
-
-
-@dataclass(frozen=True)
-class LlmSettings:
-    base_url: str | None
-    model: str
-    api_key: str | None
-
-    @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> LlmSettings:
-        env = dict(os.environ if env is None else env)
-        return cls(
-            base_url=env.get("REPROAUDIT_JUDGE_BASE_URL") or None,
-            model=env.get("REPROAUDIT_JUDGE_MODEL") or DEFAULT_MODEL,
-            api_key=env.get("REPROAUDIT_JUDGE_API_KEY") or None,
-        )
-
-    @property
-    def configured(self) -> bool:
-        return self.base_url is not None
 
 
 class JudgeSetupError(UsageError):
@@ -179,15 +158,6 @@ def _prompt(name: str) -> str:
 def _user_template() -> jinja2.Template:
     env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
     return env.from_string(_prompt(f"v{PROMPT_VERSION}.user.md.j2"))
-
-
-def truncate(text: str, budget: int) -> str:
-    """Cut ``text`` to ``budget`` characters, keeping head and tail, with a visible marker."""
-    if len(text) <= budget:
-        return text
-    cut = len(text) - budget
-    head = budget * 2 // 3
-    return f"{text[:head]}\n[... {cut} characters truncated ...]\n{text[-(budget - head) :]}"
 
 
 _SLOT = "\x00nonce\x00"  # where the nonce goes; NUL never survives in untrusted text

@@ -42,6 +42,7 @@ from ..errors import ReproauditError, storage_error
 from ..fsutil import atomic_write, sweep_temp_files
 from ..gitrun import git_or_none
 from ..layout import DataPath
+from ..llm.halt import Halt
 from ..models import ClaimVerdict, Usage, VerdictFile
 from ..problems import Problem
 from ..repo import Corpus, frozen_gc, paused_gc
@@ -54,7 +55,6 @@ from .cases import (  # noqa: F401 - re-exported: callers import them from here
     rules_judgements,
     rules_proposals,
 )
-from .halt import Halt
 from .inputs import input_hash, read_rerun
 from .rules import RULES_VERSION
 from .types import Case, CaseItem, CaseResult, Judge

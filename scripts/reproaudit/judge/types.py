@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..llm.halt import Halt
 from ..models import ClaimVerdict, Logbook, PaperFile, Usage
 from ..problems import Problem
-from .halt import Halt
 from .inputs import RerunRecord
 
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import InputError, SettingError
-from ..judge.endpoint import Endpoint
-from ..judge.halt import Halt
-from ..judge.llm import LlmSettings
+from ..llm.endpoint import Endpoint
+from ..llm.halt import Halt
+from ..llm.settings import LlmSettings
 from ..problems import Problem
 from .http import Polite
 from .run import Options, Progress, Result, onboard

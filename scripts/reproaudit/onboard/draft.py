@@ -23,9 +23,9 @@ from pydantic import ValidationError
 
 from ..boundedjson import loads
 from ..extract import MAX_CLAIMS, TEXT_BUDGET, _check_sizes
-from ..judge.endpoint import Endpoint
-from ..judge.halt import Halt
-from ..judge.llm import truncate
+from ..llm.endpoint import Endpoint
+from ..llm.halt import Halt
+from ..llm.settings import truncate
 from ..models import Claim
 
 PROMPT_VERSION = 2

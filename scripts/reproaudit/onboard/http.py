@@ -23,8 +23,8 @@ import httpx
 
 from ..boundedjson import loads
 from ..errors import ReproauditError
-from ..judge.endpoint import retry_after
-from ..judge.halt import Halt
+from ..llm.endpoint import retry_after
+from ..llm.halt import Halt
 
 USER_AGENT = "reproaudit-onboard (+https://github.com/reproaudit; polite: one request at a time)"
 MAX_429 = 5  # 429 replies in a row for one request before it is deferred

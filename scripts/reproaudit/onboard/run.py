@@ -23,8 +23,8 @@ from typing import IO
 
 from .. import layout
 from ..errors import InputError
-from ..judge.endpoint import Endpoint
-from ..judge.halt import Halt
+from ..llm.endpoint import Endpoint
+from ..llm.halt import Halt
 from ..problems import Problem
 from ..scaffold import slug
 from .cache import TextCache
