@@ -26,6 +26,7 @@ from pathlib import Path, PurePosixPath
 
 from . import problems as P
 from .errors import InputError, ReproauditError
+from .fsutil import output_folder
 from .problems import Problem
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -262,7 +263,7 @@ def fresh_folder(path: Path, *, outside: Path | None = None) -> Path:
                 f"{path} is inside {outside}: the fetch writes into a folder of its own",
                 "give a folder outside the checkout (for example under $RUNNER_TEMP)",
             )
-    path.parent.mkdir(parents=True, exist_ok=True)
+    output_folder(path.parent)
     try:
         os.mkdir(path, 0o755)
     except FileExistsError:

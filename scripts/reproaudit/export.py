@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from .fold import fold_all
-from .fsutil import TEMP_SUFFIX, atomic_write
+from .fsutil import TEMP_SUFFIX, atomic_write, output_folder
 from .models import PaperFile
 from .records import load_tables
 from .repo import Corpus, as_corpus
@@ -153,6 +153,9 @@ def encode(frame: pd.DataFrame, fmt: str) -> bytes:
 
 
 def write_export(frame: pd.DataFrame, out: Path, formats: tuple[str, ...] = FORMATS) -> list[Path]:
+    """Write the table into the folder ``out`` (made when missing; anything else there is
+    refused), one file per format, each whole (``fsutil.atomic_write``)."""
+    output_folder(out)
     written = []
     for fmt in formats:
         # what a killed export left half-written beside this file (held files are kept)

@@ -1,14 +1,30 @@
-"""Writing files so that a reader never sees half of one."""
+"""Writing files so that a reader never sees half of one, and never over what is not a file.
+
+Every output reproaudit writes goes through ``atomic_write`` (a file) or
+``output_folder`` / ``held_folder`` (a folder outputs go into). A regular file, or
+a path where nothing is yet, is replaced whole: a temporary file beside it, then a
+rename. Anything else is never renamed over nor removed: ``--out /dev/null`` once
+replaced the machine's ``/dev/null`` with a root-only regular file, and every
+sandbox on it then failed. A character device or a FIFO (also through a link, as
+``/dev/stdout``) is written in place, opened without creating or truncating
+anything; a socket, a block device, a folder or a link to anything else is
+refused with a message naming it.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import stat
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from .errors import ReproauditError
+from .errors import ReproauditError, StorageError
 from .scratch import held_file, sweep_tree
 
 TEMP_SUFFIX = ".tmp"  # `.<name>.<random>.tmp` beside the file being written
+FOLDER_HINT = "give a folder, or a new path"
 
 
 def current_umask() -> int:
@@ -25,17 +41,92 @@ def current_umask() -> int:
     return mask
 
 
-def atomic_write(path: Path, data: str | bytes, *, overwrite: bool = True) -> None:
+def kind_of(mode: int) -> str:
+    """What a file's mode says it is, as a message names it."""
+    for test, name in (
+        (stat.S_ISREG, "a regular file"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "a special file"
+
+
+def _in_place(mode: int) -> bool:
+    """Whether an existing file of this mode takes output in place: a device that consumes
+    it (``/dev/null``, a terminal) or a pipe someone reads."""
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
+def _refusal(path: Path, mode: int, target: str | None = None) -> StorageError:
+    what = kind_of(mode)
+    if target is not None:
+        return StorageError(
+            str(path),
+            f"it is a symbolic link (to {target}); an output never replaces a link nor "
+            "writes through one to anything but a device or FIFO",
+            f"give the path it points to ({target}), or remove the link",
+        )
+    if stat.S_ISDIR(mode):
+        return StorageError(str(path), "it is a folder", "give the path of a file in it")
+    return StorageError(
+        str(path),
+        f"it is {what}; outputs replace regular files only, and write in place only into "
+        "a character device (as /dev/null) or a FIFO",
+        "pick another path",
+    )
+
+
+def _existing(path: Path) -> tuple[int, str | None] | None:
+    """(mode to act on, link target or None) of what ``path`` names now; None when nothing.
+
+    A link is followed only to decide: to a device or FIFO it is written through (as
+    ``/dev/stdout``); to anything else it is refused (``_refusal``).
+    """
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISLNK(mode):
+        return mode, None
+    target = os.readlink(path)
+    try:
+        followed = os.stat(path).st_mode
+    except OSError:  # dangling, or a loop
+        return mode, target
+    return (followed, None) if _in_place(followed) else (mode, target)
+
+
+def atomic_write(
+    path: Path, data: str | bytes, *, overwrite: bool = True, fsync: bool = True
+) -> None:
     """Write ``data`` to a temporary file beside ``path``, then rename it into place.
 
-    With ``overwrite=False`` an existing file is left alone and ``FileExistsError``
-    is raised, so scaffolding never clobbers someone's work. A failure names ``path``
+    Only a regular file (or nothing) at ``path`` is replaced; an existing
+    character device or FIFO is written in place (``write_in_place``); anything
+    else raises ``StorageError`` naming it. With ``overwrite=False`` anything at
+    ``path`` is left alone and ``FileExistsError`` is raised, so scaffolding never
+    clobbers someone's work. ``fsync=False`` skips the flush to disk (a cache
+    entry fetched again if a power cut loses it). A failure names ``path``
     (``OSError.filename``), not the temporary file.
     """
     path = Path(path)
-    if not overwrite and path.exists():
-        raise FileExistsError(path)
     raw = data.encode("utf-8") if isinstance(data, str) else data
+    found = _existing(path)
+    if found is not None:
+        if not overwrite:
+            raise FileExistsError(errno.EEXIST, "File exists", str(path))
+        mode, target = found
+        if target is None and _in_place(mode):
+            write_in_place(path, raw)
+            return
+        if target is not None or not stat.S_ISREG(mode):
+            raise _refusal(path, mode, target)
     tmp = fd = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -46,8 +137,12 @@ def atomic_write(path: Path, data: str | bytes, *, overwrite: bool = True) -> No
         with os.fdopen(fd, "wb", closefd=False) as handle:
             handle.write(raw)
             handle.flush()
-            os.fsync(handle.fileno())
+            if fsync:
+                os.fsync(handle.fileno())
         if overwrite:
+            swapped = _existing(path)  # what may have appeared while we wrote
+            if swapped is not None and (swapped[1] is not None or not stat.S_ISREG(swapped[0])):
+                raise _refusal(path, *swapped)
             os.replace(tmp, path)
         else:
             os.link(tmp, path)  # fails if the file appeared meanwhile
@@ -60,6 +155,123 @@ def atomic_write(path: Path, data: str | bytes, *, overwrite: bool = True) -> No
         raise
     finally:
         if fd is not None:
+            os.close(fd)
+
+
+def write_in_place(path: Path, raw: bytes) -> None:
+    """Write ``raw`` into the character device or FIFO at ``path``, as a shell's ``>`` would.
+
+    Opened without ``O_CREAT`` or ``O_TRUNC`` (nothing is made, nothing cut) and
+    with ``O_NONBLOCK``, so a FIFO nobody reads is refused at once instead of
+    waiting for ever; once open, writes block again, and a reader that leaves
+    early is reported. What was opened is checked again: a file swapped in since
+    is never written into.
+    """
+    flags = os.O_WRONLY | os.O_NOCTTY | os.O_CLOEXEC | os.O_NONBLOCK
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO and stat.S_ISFIFO(_mode_or_zero(path)):
+            raise StorageError(
+                str(path),
+                "it is a FIFO no program is reading",
+                "start the program that reads it first, or pick another path",
+            ) from None
+        exc.filename = str(path)
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+        if not _in_place(mode):
+            raise StorageError(str(path), f"it became {kind_of(mode)} while being opened")
+        os.set_blocking(fd, True)
+        view = memoryview(raw)
+        while view:
+            view = view[os.write(fd, view) :]
+    except BrokenPipeError:
+        raise StorageError(
+            str(path), "the program reading the FIFO stopped before everything was written"
+        ) from None
+    except OSError as exc:
+        exc.filename = str(path)
+        raise
+    finally:
+        os.close(fd)
+
+
+def _mode_or_zero(path: Path) -> int:
+    try:
+        return os.stat(path).st_mode
+    except OSError:
+        return 0
+
+
+def output_folder(path: Path) -> Path:
+    """``path`` as a folder outputs go into: made (with its parents) when missing.
+
+    A link the user named is followed, as any path they type; anything that is not
+    a folder (a file, a device such as ``/dev/null``, a FIFO) raises ``StorageError``
+    naming it: it is never written into, renamed or removed.
+    """
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    except (FileExistsError, NotADirectoryError):
+        refuse_non_folder(path)  # something else is there, or above it: named
+    path.mkdir(parents=True, exist_ok=True)  # what was in the way went meanwhile
+    return path
+
+
+def refuse_non_folder(path: Path) -> None:
+    """Refuse (``StorageError``) a ``path`` that could not become an ``output_folder``:
+    it, or a folder above it, is something else. Makes nothing: a command checks its
+    output folder this way before its work, and makes it only to write into it."""
+    path = Path(path)
+    for blocker in (path, *path.parents):  # the nearest one that is there, and no folder
+        if os.path.lexists(blocker) and not blocker.is_dir():
+            mode = os.lstat(blocker).st_mode
+            if stat.S_ISLNK(mode):
+                target = os.readlink(blocker)
+                why = f"it is a symbolic link to {target}, which is not a folder"
+            else:
+                why = f"it is {kind_of(mode)}, not a folder"
+            raise StorageError(str(blocker), why, FOLDER_HINT)
+
+
+@contextlib.contextmanager
+def held_folder(top: Path, below: Sequence[str] = ()) -> Iterator[Path]:
+    """The folder ``top/below[0]/below[1]/...``, made where missing and held open while the
+    block runs; yields a path naming that very folder (``/proc/self/fd/N`` on Linux).
+
+    ``top`` is an ``output_folder`` (a link the user named is followed); each folder
+    ``below`` it must be a real folder: a link, file or device there is refused,
+    never followed, and one swapped in while the block runs is never written
+    through, since everything goes through the folder held open.
+    """
+    top = output_folder(top)
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+    fds = [os.open(top, flags)]
+    try:
+        where = top
+        for name in below:
+            where = where / name
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(name, 0o777, dir_fd=fds[-1])
+            try:
+                fds.append(os.open(name, flags | os.O_NOFOLLOW, dir_fd=fds[-1]))
+            except OSError as exc:
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+                    raise
+                mode = os.lstat(name, dir_fd=fds[-1]).st_mode
+                raise StorageError(
+                    str(where),
+                    f"it is {kind_of(mode)}, not a folder: outputs never go through one",
+                    "remove it; reproaudit makes the folder itself",
+                ) from None
+        proc = Path(f"/proc/self/fd/{fds[-1]}")
+        yield proc if proc.is_dir() else where
+    finally:
+        for fd in fds:
             os.close(fd)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .fsutil import atomic_write
+from .fsutil import atomic_write, output_folder
 from .models import json_schemas
 
 
@@ -25,6 +25,8 @@ def sync_schemas(out: Path, *, check: bool = False) -> tuple[list[Path], list[Pa
     """
     written: list[Path] = []
     stale: list[Path] = []
+    if not check:
+        output_folder(out)
     for rel, text in schema_files().items():
         path = Path(out) / Path(rel).name
         if not check:

@@ -29,6 +29,7 @@ from typing import Literal
 
 from .. import layout
 from ..errors import ArtifactError, GitError, InputError
+from ..fsutil import atomic_write
 from ..gitrun import run_git
 from ..scratch import held_dir, sweep, temp_root
 from .changes import auth_env
@@ -331,8 +332,7 @@ def apply_verdicts(source: Path) -> Apply:
                 theirs = yaml.safe_load(target.read_text("utf-8")) or {}
                 if str(theirs.get("judged_at", "")) > str(mine.get("judged_at", "")):
                     continue  # another job judged this logbook later: keep its verdict
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, target)
+            atomic_write(target, path.read_bytes())  # never through a link the branch holds
             written.append(f"{layout.VERDICTS_DIR}/{paper}/{name}")
         return written
 

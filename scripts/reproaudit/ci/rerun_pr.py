@@ -15,6 +15,7 @@ from pathlib import Path
 from .. import layout
 from ..autorerun import plan_for
 from ..errors import ReproauditError
+from ..fsutil import refuse_non_folder
 from ..repo import Corpus
 from .flow import FETCHED, drop_tokens, fetch_for_rerun, fetched_logbooks
 from .github import GitHub
@@ -56,6 +57,11 @@ def reproduce_pr(
                 '--into "$RUNNER_TEMP/pr-files"',
             )
         into = Path(tempfile.mkdtemp(prefix="reproaudit-pr-")) / "files"
+    # what is not a folder there is refused before any network call or re-run
+    if stage in ("all", "fetch"):
+        refuse_non_folder(Path(into).parent)
+    if stage in ("all", "run"):
+        refuse_non_folder(out)
     if stage in ("all", "fetch"):
         if pr is None:
             raise ReproauditError("the fetch stage needs the pull request number (--pr or --event)")

@@ -89,7 +89,7 @@ def store_reruns(
             if why:
                 report.refused.append((f"{paper}/{logbook}/{RUN_JSON}", why))
                 continue
-            replace_folder(Path(repo) / layout.rerun_rel(paper, logbook), payload)
+            replace_folder(Path(repo) / layout.rerun_rel(paper, logbook), payload, top=repo)
             report.stored.append(layout.rerun_rel(paper, logbook))
     return report
 

@@ -15,11 +15,10 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
-from ..fsutil import current_umask
+from .. import fsutil
 from ..models import PaperMeta
 from .sources import PaperRecord
 
@@ -39,20 +38,9 @@ def sha256(data: bytes) -> str:
 
 
 def atomic_write(path: Path, data: str | bytes) -> None:
-    """Temp file then rename, without fsync: a cache entry is whole or absent after a kill,
+    """The house writer without fsync: a cache entry is whole or absent after a kill,
     and one lost to a power cut is fetched again (the paper files themselves are fsynced)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o666 & ~current_umask())
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(raw)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    fsutil.atomic_write(path, data, fsync=False)
 
 
 class TextCache:

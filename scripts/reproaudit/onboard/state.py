@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ReproauditError
+from ..fsutil import output_folder
 
 
 class Journal:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        output_folder(self.path.parent)  # the cache folder: never /dev/null or a file
         self._lock = threading.Lock()
         self._lockfile = open(self.path.with_suffix(".lock"), "a+")  # noqa: SIM115 (held for the run)
         try:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from .. import __version__
 from .. import problems as P
 from ..errors import InputError, ReproauditError
+from ..fsutil import refuse_non_folder
 from ..loader import load_model
 from ..models import Logbook, RunEnvironment, RunLimits, RunRecord
 from ..problems import Problem
@@ -89,6 +90,7 @@ def reproduce_logbook(
         raise ReproauditError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
     spec = load_spec(Path(repo), logbook_path, here, corpus)
     inputs = bind_inputs(Path(repo), spec, corpus)  # before anything runs, on this host
+    refuse_non_folder(out)  # a file or device there is refused before the run, not after it
     limits = limits or Limits(wall_s=spec.timeout_s)
     image = spec.reproduce.image
     if backend == "local":

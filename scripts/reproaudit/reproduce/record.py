@@ -13,12 +13,16 @@ judge's reader, so this writer never produces a file the judge would refuse.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ..errors import StorageError
+from ..fsutil import held_folder, kind_of
 from ..judge.inputs import LOG_TAIL_CHARS, check_json_shape
 from ..layout import OUTPUTS_JSON, RUN_JSON
 from ..models import RunRecord
@@ -100,32 +104,46 @@ def log_text(log: LogTail, notes: list[str]) -> str:
     return text
 
 
-def replace_folder(folder: Path, files: dict[str, bytes]) -> None:
+def replace_folder(folder: Path, files: dict[str, bytes], *, top: Path | None = None) -> None:
     """Make ``folder`` hold exactly ``files``: built beside it, renamed into place under a lock.
 
     The folder being built (``.<name>.new-*``) and the old one on its way out
     (``.<name>.old-*``) are held while this process lives; a later call sweeps those a
     killed writer left, so they never pile up nor block a push of ``reruns/``.
+    ``top`` (default: ``folder``'s parent) is the folder the caller named, as
+    ``--out``; every folder below it, ``folder`` included, must be a real folder: a
+    link, file or device there is refused (``StorageError``), never followed, renamed
+    or removed, and everything is written through the parent held open.
     """
-    parent = folder.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    for kind in ("new", "old"):
-        sweep(parent, f".{folder.name}.{kind}-")
-    with held_dir(parent, f".{folder.name}.new-") as staging:
-        for name, data in files.items():
-            try:
-                with open(staging / name, "wb") as handle:
-                    handle.write(data)
-                    handle.flush()
-                    os.fsync(handle.fileno())
-            except OSError as exc:
-                exc.filename = str(folder / name)  # the file asked for, not the staging copy
-                raise
-        os.chmod(staging, 0o755)
-        with held_dir(parent, f".{folder.name}.old-") as old, locked_folder(parent):
-            if folder.exists() or folder.is_symlink():
-                os.rename(folder, old / "record")
-            os.rename(staging, folder)
+    folder = Path(folder)
+    top = folder.parent if top is None else Path(top)
+    below = folder.relative_to(top).parts[:-1]
+    with held_folder(top, below) as parent:
+        for kind in ("new", "old"):
+            sweep(parent, f".{folder.name}.{kind}-")
+        with held_dir(parent, f".{folder.name}.new-") as staging:
+            for name, data in files.items():
+                try:
+                    with open(staging / name, "wb") as handle:
+                        handle.write(data)
+                        handle.flush()
+                        os.fsync(handle.fileno())
+                except OSError as exc:
+                    exc.filename = str(folder / name)  # the file asked for, not the staging copy
+                    raise
+            os.chmod(staging, 0o755)
+            with held_dir(parent, f".{folder.name}.old-") as old, locked_folder(parent):
+                place = parent / folder.name
+                with contextlib.suppress(FileNotFoundError):
+                    mode = os.lstat(place).st_mode
+                    if not stat.S_ISDIR(mode):
+                        raise StorageError(
+                            str(folder),
+                            f"it is {kind_of(mode)}, not a record folder: never replaced",
+                            "remove it; reproaudit makes the folder itself",
+                        )
+                    os.rename(place, old / "record")
+                os.rename(staging, place)
 
 
 def write_record(
@@ -142,7 +160,7 @@ def write_record(
     if outputs is not None:
         files[OUTPUTS_JSON] = outputs
     files[RUN_JSON] = record_json(record)
-    replace_folder(folder, files)
+    replace_folder(folder, files, top=Path(out))
     return WrittenRecord(record, folder, outputs is not None)
 
 

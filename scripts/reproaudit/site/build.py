@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import shutil
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +27,7 @@ from .. import layout
 from .. import problems as P
 from ..beneath import read_file
 from ..errors import InputError, ReproauditError, StorageError, storage_error
+from ..fsutil import FOLDER_HINT, held_folder, kind_of, output_folder
 from ..judge.cases import RulesJudge
 from ..judge.run import JudgeSummary, judge_corpus, now_utc
 from ..loader import MAX_DATA_BYTES, decode_text
@@ -198,7 +201,8 @@ def _build_site(
     loaded()
     timings["load and fold"] = time.perf_counter() - step
 
-    out.parent.mkdir(parents=True, exist_ok=True)
+    output_folder(out.parent)
+    _site_folder_or_none(out, out)  # refused before the build, not after it
     sweep(temp_root(), STAGE_PREFIX)  # what killed builds left behind
     sweep(out.parent, f".{STAGE_PREFIX}")
     # staged in the temporary folder, never in the repository: a killed build leaves
@@ -231,14 +235,19 @@ def _build_site(
 
 def _move_into_place(staging: Path, out: Path, tmp: Path) -> None:
     """Replace ``out`` by the built site: one rename when both are on one file system,
-    else a copy beside ``out`` (held, so a killed build's copy is swept) and a rename."""
+    else a copy beside ``out`` (held, so a killed build's copy is swept) and a rename.
+
+    Everything goes through ``out``'s parent held open; whatever is at ``out``
+    must be a folder (an older site), else it is refused, never renamed or removed.
+    """
     try:
-        if staging.stat().st_dev != out.parent.stat().st_dev:
-            with held_dir(out.parent, f".{STAGE_PREFIX}") as near:
-                shutil.copytree(staging, near / "site", symlinks=True)
-                _swap(near / "site", out, near)
-        else:
-            _swap(staging, out, tmp)
+        with held_folder(out.parent) as parent:
+            if staging.stat().st_dev != parent.stat().st_dev:
+                with held_dir(parent, f".{STAGE_PREFIX}") as near:
+                    shutil.copytree(staging, near / "site", symlinks=True)
+                    _swap(near / "site", parent / out.name, near, out)
+            else:
+                _swap(staging, parent / out.name, tmp, out)
     except OSError as exc:  # name the folder asked for, not our hidden copy beside it
         found = storage_error(exc)
         if found is None:
@@ -246,12 +255,23 @@ def _move_into_place(staging: Path, out: Path, tmp: Path) -> None:
         raise StorageError(str(out), found.why) from None
 
 
-def _swap(new: Path, out: Path, scratch: Path) -> None:
-    """``new`` becomes ``out``; the old ``out`` goes into ``scratch`` (same file system),
-    removed with it."""
-    if out.exists():
-        out.rename(scratch / "previous")
-    new.rename(out)
+def _site_folder_or_none(place: Path, out: Path) -> bool:
+    """Whether an older site is at ``place`` (a real folder); refuse anything else there."""
+    try:
+        mode = os.lstat(place).st_mode
+    except FileNotFoundError:
+        return False
+    if not stat.S_ISDIR(mode):
+        raise StorageError(str(out), f"it is {kind_of(mode)}, not a folder", FOLDER_HINT)
+    return True
+
+
+def _swap(new: Path, place: Path, scratch: Path, out: Path) -> None:
+    """``new`` becomes ``place`` (``out`` held open); the old site goes into ``scratch``
+    (same file system), removed with it."""
+    if _site_folder_or_none(place, out):
+        place.rename(scratch / "previous")
+    new.rename(place)
 
 
 def _render_and_build(
