@@ -5,7 +5,9 @@ judge, and the report the pull request will get, computed by the same code.
 Judging happens in memory: the contributor's clone gets no verdict file (a
 contribution may only change ``logbooks/``). The report tells the truth about
 the re-run: a failed or timed-out one makes the status ``fail`` and shows the
-log tail; without one, the verdicts are marked provisional.
+log tail; one this machine could not run at all makes it ``host_error``, saying
+what failed on the machine (the logbook is not blamed); without one, the
+verdicts are marked provisional.
 """
 
 from __future__ import annotations
@@ -163,7 +165,9 @@ def check_logbook(
     local = None
     if record is not None:
         run = record.record
-        local = LocalRerun(run.status, run.exit_code, run.duration_s, run.log_tail, run.sandbox)
+        local = LocalRerun(
+            run.status, run.exit_code, run.duration_s, run.log_tail, run.sandbox, run.host_error
+        )
     plans = [plan_for(paper_id, logbook_id, book)] if report.ok and book is not None else []
     paper = corpus.paper(paper_id) if book is not None else None
     empty = len(empty_claims(paper, book)) if paper is not None and book is not None else None

@@ -88,6 +88,8 @@ ALTERNATIVES: dict[tuple[str, str], Any] = {
     ("paper", "paper.released.checkpoints"): "https://huggingface.co/aauthor/paging-models",
     ("logbook", "results[].measurements[].per"): "trajectory",
     ("run", "url"): "https://huggingface.co/jobs/alice/0123abcd",
+    ("run", "host_error"): "python: Permission denied while exec'ing /usr/bin/python3.11 "
+    "(marked executable: the machine refuses it)",
     ("paper", "claims[].regime.to"): 1024,
 }
 

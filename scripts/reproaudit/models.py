@@ -36,6 +36,8 @@ Setup = Literal["full", "reduced", "synthetic"]
 VerdictValue = Literal["verified", "falsified", "toy", "inconclusive"]
 JudgeMode = Literal["rules", "llm"]
 RerunStatus = Literal["passed", "failed", "timeout"]
+# a run.json may also say the machine could not run it at all: never a result of the logbook
+RunStatus = Literal["passed", "failed", "timeout", "host_error"]
 ReviewKind = Literal["review", "author_response"]
 Stance = Literal["confirm", "reject", "agree", "disagree", "fixed"]
 Track = Literal["oral", "spotlight", "poster"]
@@ -693,8 +695,15 @@ class RunRecord(Model):
     reading it (the judge).
     """
 
-    status: RerunStatus
-    """passed (exit code 0), failed, or timeout; a failed or timed-out re-run verifies nothing."""
+    status: RunStatus
+    """passed (exit code 0), failed, or timeout; a failed or timed-out re-run verifies nothing.
+    host_error: the machine could not run the command at all (no usable /dev/null, an
+    interpreter it will not exec, a sandbox that cannot start), so nothing of the logbook
+    ran: the logbook is not at fault, `ci store-reruns` never stores it, the judge reads it as
+    no re-run, and it never replaces a record already there."""
+    host_error: OneLine | None = None
+    """With status host_error, and only then: what failed on the machine (which path, which open
+    or exec, and why)."""
     exit_code: int | None = None
     """The command's exit code; null when it never finished (timeout, could not start)."""
     duration_s: Number = Field(ge=0)
@@ -726,6 +735,12 @@ class RunRecord(Model):
     """The limits the sandbox enforced."""
     reproaudit_version: str
     """The reproaudit version that ran it."""
+
+    @model_validator(mode="after")
+    def _host_error_says_what(self) -> RunRecord:
+        if (self.status == "host_error") != (self.host_error is not None):
+            raise ValueError("host_error (what failed on the machine) goes with status host_error")
+        return self
 
 
 class Votes(Model):

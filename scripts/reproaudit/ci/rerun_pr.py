@@ -85,7 +85,7 @@ def reproduce_pr(
 
         api = HfApi(token=environ.get("HF_TOKEN") or None)
     drop_tokens(environ)
-    failed = 0
+    failed = broken = 0
     for paper_id, logbook_id in books:
         record = reproduce_logbook(
             into,
@@ -97,9 +97,11 @@ def reproduce_pr(
             source_repo_url=f"{server}/{repo_name}",
             source_sha=sha,
         )
-        failed += record.status != "passed"
+        failed += record.status not in ("passed", "host_error")
+        broken += record.status == "host_error"
         yield f"{paper_id}/{logbook_id}: {describe_record(record)}"
-    yield f"{len(books)} logbook(s) re-run, {failed} not passed"
+    machine = f", {broken} not run: this machine could not (not the logbooks')" if broken else ""
+    yield f"{len(books)} logbook(s) re-run, {failed} not passed{machine}"
 
 
 def fetched_pr(into: Path) -> int:

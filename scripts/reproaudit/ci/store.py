@@ -8,7 +8,9 @@ record is stored under ``reruns/<paper>/<logbook>/`` only when
   and head git trees): a pull request that fails it stores nothing;
 - the logbook is one the pull request changes (its YAML, write-up or code), by
   those same trees, not by the artifact;
-- its ``run.json`` passes the one model (``models.RunRecord``) and is current
+- its ``run.json`` passes the one model (``models.RunRecord``), is not a
+  ``host_error`` (the runner's machine could not run anything: not the logbook's
+  result, never stored over one), and is current
   for the logbook's inputs at the approved commit (``judge.inputs.record_currency``,
   the judge's own check): the logbook, write-up, code tree and requirements
   hashes recomputed here from git objects, and ``outputs.json`` (if any) the
@@ -31,7 +33,7 @@ from ..judge.inputs import record_currency
 from ..layout import OUTPUTS_JSON, RECORD_FILES, RUN_JSON
 from ..loader import parse_yaml, to_model
 from ..models import Logbook
-from ..reproduce.record import replace_folder
+from ..reproduce.record import HOST_ERROR_SAYS, replace_folder
 from ..rerun_files import LIMITS, read_outputs_json, read_run_json
 from ..rerun_inputs import GitTree, InputHashes, TreeRefused, inputs_at_commit
 from .changes import auth_env
@@ -142,6 +144,12 @@ def check_record(
     run = read_run_json(run_bytes)  # the judge's reader: its limits, its model
     if run.raw is None or run.run is None:
         return run.why, {}
+    if run.run.status == "host_error":
+        return (
+            f"{HOST_ERROR_SAYS} ({run.run.host_error}): no re-run of the logbook to store; "
+            "fix the runner, then /reproduce again",
+            {},
+        )
     outputs = files.get(OUTPUTS_JSON)
     data = None
     if outputs is not None:

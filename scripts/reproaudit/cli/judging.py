@@ -98,8 +98,10 @@ def judge(
 def check(logbook: Path, rerun: bool | None, fmt: str, sandbox: str | None, repo: Path) -> None:
     """Everything CI will do to LOGBOOK, locally: validate, re-run, judge, the PR report.
 
-    The first line starts with status=ok or status=fail; exit 1 on fail (a problem to
-    fix, or a local re-run that failed or timed out). Writes nothing into the repository.
+    The first line starts with status=ok, status=fail or status=host_error; exit 1 on
+    fail (a problem to fix, or a local re-run that failed or timed out) and on host_error
+    (this machine could not re-run it: what failed is named, the logbook is not at fault).
+    Writes nothing into the repository.
     """
     from ..check import check_logbook
     from ..report.markdown import render_markdown

@@ -51,6 +51,8 @@ class RerunRecord:
 
 def rerun_info(run: RunRecord, run_sha256: str | None, outputs_sha256: str | None) -> RerunInfo:
     """The verdict's ``rerun:`` block, derived from the run record (the one place)."""
+    if run.status == "host_error":  # read as no re-run (read_rerun_record): never a verdict's
+        raise ValueError("a host_error record is no re-run of the logbook")
     return RerunInfo(
         status=run.status,
         backend=run.backend,
@@ -152,7 +154,8 @@ def read_rerun(
     logbook, write-up, code tree and requirements) or whose ``outputs.json`` is
     not the one it hashed is stale (``record_currency``): returned with
     ``Rerun.stale`` saying which input changed, and the rules ignore it. A record
-    that cannot be read counts as a failed re-run that verifies nothing. Huge or
+    that cannot be read counts as a failed re-run that verifies nothing; a
+    ``host_error`` record (the machine could not run anything) is no re-run at all. Huge or
     deeply nested files are refused with a reason, never a traceback. ``read`` is
     ``Corpus.blob`` in a judge run, so each file is read once.
     """
@@ -183,6 +186,8 @@ def read_rerun(
         return RerunRecord(Rerun("failed", None, None, why), info, None, run_bytes, None, unread)
 
     read_run = read_run_json(run_bytes)
+    if read_run.run is not None and read_run.run.status == "host_error":
+        return None  # the machine could not run it: nothing of the logbook ran, no re-run
     raw = read_run.raw
     if raw is None:
         return failed(f"unreadable run record: {read_run.why}")

@@ -29,11 +29,12 @@ def _backticks(text: str) -> str:
 class LocalRerun:
     """A re-run made by ``reproaudit check`` on the contributor's machine."""
 
-    status: str  # passed | failed | timeout
+    status: str  # passed | failed | timeout | host_error
     exit_code: int | None
     duration_s: float
     log_tail: str
     sandbox: str | None = None  # "none": the contributor asked for an unconfined run
+    host_error: str | None = None  # what failed on this machine: nothing of the logbook ran
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,17 @@ class Report:
 
     @property
     def status(self) -> str:
-        return "ok" if self.ok else "fail"
+        """ok, fail, or host_error: nothing to fix in the files, but this machine could not
+        re-run them (the logbook is not at fault)."""
+        if self.ok:
+            return "ok"
+        if self.host_error is not None and not self.errors and not self.outside:
+            return "host_error"
+        return "fail"
+
+    @property
+    def host_error(self) -> str | None:
+        return self.rerun.host_error if self.rerun is not None else None
 
     def where(self, code_of: Callable[[str], str] = _backticks) -> str:
         if not self.committed:
@@ -92,7 +103,7 @@ def build_report(
     problems = list(problems)
     errors = [p for p in problems if p.severity == "error"]
     outside = sorted(set(outside))
-    failed_rerun = rerun is not None and rerun.status != "passed"
+    failed_rerun = rerun is not None and rerun.status != "passed"  # host_error too: not ok
     by_file: dict[str, list[ArtifactProblem]] = defaultdict(list)
     for problem in problems:
         by_file[problem.path].append(problem)
@@ -127,6 +138,12 @@ def outcome_sentence(report: Report, code_of: Callable[[str], str] = _backticks)
         if report.outside:
             text += f" and {len(report.outside)} file(s) outside {code_of('logbooks/')}"
         return f"{text} {where}."
+    if report.host_error is not None:
+        return (
+            f"The local re-run could not run on this machine {where}, through no fault of the "
+            f"logbook: {report.host_error}. Fix the machine and check again, or check with "
+            f"{code_of('--no-rerun')}: CI re-runs the logbook on its own runners."
+        )
     if report.rerun is not None and report.rerun.status != "passed":
         what = "timed out" if report.rerun.status == "timeout" else "failed"
         code_text = (

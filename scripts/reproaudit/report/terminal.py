@@ -44,7 +44,7 @@ def clean(text: object) -> str:
 
 
 def render_terminal(report: Report, *, colour: bool = False) -> str:
-    """A report as terminal text; the first line starts ``status=ok`` or ``status=fail``."""
+    """A report as terminal text; the first line starts ``status=`` and ``Report.status``."""
 
     def paint(text: str, name: str) -> str:
         return f"\x1b[{_COLOURS[name]}m{text}\x1b[0m" if colour else text

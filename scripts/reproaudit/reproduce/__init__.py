@@ -80,7 +80,9 @@ def reproduce_logbook(
     ``HfApi()`` with the caller's own login, which never reaches the job.
     ``source_repo_url``/``source_sha`` tell a job where to fetch a ``code.path``
     logbook: the audit repository and the approved pull-request head.
-    A run that fails or times out is still a record (status says so); only a
+    A run that fails or times out is still a record (status says so), and so is one
+    this machine could not run at all (``host_error``, never written over a record
+    already there: ``record.write_record``); only a
     logbook that cannot be run at all raises ``ReproauditError``. ``here`` is the folder
     a relative ``logbook_path`` was typed in (the CLI's working folder). ``corpus``: the
     command's one ``Corpus`` of ``repo`` (``check --rerun``): the logbook, write-up and
@@ -133,6 +135,7 @@ def reproduce_logbook(
     # which bytes were re-run: the judge ignores the record once any of them changes
     record = RunRecord(
         status=outcome.status,
+        host_error=outcome.host_error,
         exit_code=outcome.exit_code,
         duration_s=round(outcome.duration_s, 3),
         backend=outcome.backend,

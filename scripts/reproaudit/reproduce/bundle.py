@@ -9,15 +9,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .hostcheck import INSTALL_SHIM
+
 _HERE = Path(__file__).parent
-_PARTS = ("confine.py", "envscrub.py", "fetch.py", "runner.py")
+_PARTS = ("confine.py", "envscrub.py", "fetch.py", "hostcheck.py", "runner.py")
 _FUTURE = "from __future__ import annotations\n"
 
 
-def build_runner() -> str:
+def build_runner(parts: tuple[str, ...] = _PARTS) -> str:
     """The shipped program: one ``__future__`` line, then each part without its own."""
-    texts = [(_HERE / name).read_text(encoding="utf-8").replace(_FUTURE, "") for name in _PARTS]
+    texts = [(_HERE / name).read_text(encoding="utf-8").replace(_FUTURE, "") for name in parts]
     return _FUTURE + "\n".join(texts)
 
 
 RUNNER = build_runner()
+# the install phase's program (bwrap): the same check of the machine, then pip
+INSTALLER = build_runner(("hostcheck.py",)) + INSTALL_SHIM

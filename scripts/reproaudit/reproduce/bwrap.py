@@ -56,6 +56,7 @@ ETC_FILES = (
     "pki",
 )
 DEV_NODES = ("null", "zero", "full", "random", "urandom", "tty")
+DEV_FROM = "/dev"  # the machine's nodes, bound in; a test binds broken ones of its own folder
 UID_BASE = 1_900_000_000  # sandbox uids when reproaudit runs as root: unused by any account
 
 
@@ -166,7 +167,7 @@ def dev_argv(limits: Limits) -> list[str]:
     """
     argv = ["--perms", "0755", "--size", str(64 * 1024), "--tmpfs", "/dev"]
     for node in DEV_NODES:
-        argv += ["--dev-bind", f"/dev/{node}", f"/dev/{node}"]
+        argv += ["--dev-bind", f"{DEV_FROM}/{node}", f"/dev/{node}"]
     argv += ["--symlink", "/proc/self/fd", "/dev/fd"]
     for fd, name in enumerate(("stdin", "stdout", "stderr")):
         argv += ["--symlink", f"/proc/self/fd/{fd}", f"/dev/{name}"]

@@ -11,6 +11,11 @@ host (``wheels.py``: pip builds nothing), then installed inside the sandbox with
 no network into a folder the run phase sees read-only on ``PYTHONPATH``.
 When reproaudit is root, each run has a uid of its own and, where the host
 allows one, a cgroup bounding its memory and processes as a whole.
+
+A machine that cannot run anything (a sandbox that never starts the runner or
+pip, a ``/dev/null`` no command can use, an interpreter it will not exec) makes
+the run a ``host_error`` that says what failed: never the logbook's failure
+(``hostcheck.py``).
 """
 
 from __future__ import annotations
@@ -29,8 +34,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from ..escaping import clip
 from ..scratch import held_dir, sweep, temp_root
-from .bundle import RUNNER
+from .bundle import INSTALLER, RUNNER
 from .bwrap import (
     bwrap_argv,
     make_readable,
@@ -43,9 +49,10 @@ from .cgroup import RunCgroup, remove_cgroup, run_cgroup
 from .docker import DEFAULT_IMAGE, docker_argv
 from .envscrub import scrubbed_env
 from .fetch import fetch_commit
-from .markers import MarkerReader
+from .hostcheck import host_problem
+from .markers import MARK, MarkerReader
 from .process import ProcessResult, run_process
-from .record import LogTail, RunOutcome, log_text
+from .record import LogTail, RunOutcome, Status, log_text
 from .sandbox import Launch, Limits
 from .spec import RunSpec, copy_code, requirements_bytes, requirements_file
 from .wheels import (
@@ -62,6 +69,26 @@ from .wheels import (
 RUN_PREFIX = "reproaudit-run-"  # a run's folder in $TMPDIR: the code's copy, home, tmp, deps
 SETUP_GRACE_S = 120  # copying the code in and the outputs out, beyond the command's timeout
 INSTALL_TIMEOUT_S = 1800
+
+
+class HostBroken(Exception):
+    """This machine cannot run the logbook at all (the message says what failed)."""
+
+
+def one_line(text: str, limit: int = 600) -> str:
+    """Text from a sandbox's output as one bounded line for ``run.json``'s ``host_error``."""
+    printable = "".join(c if c.isprintable() else " " for c in text)
+    return clip(" ".join(printable.split()), limit) or "no output"
+
+
+def never_started(sandbox: str, what: str, result: ProcessResult, log: bytes) -> str:
+    """What a sandbox that never started ``what`` said: its exit and its last lines."""
+    ended = "timed out" if result.timed_out else f"exit code {result.exit_code}"
+    if result.exit_code is None and not result.timed_out:
+        ended = "it could not be launched"
+    said = [line for line in log.decode("utf-8", errors="replace").splitlines() if line.strip()]
+    said = said[-3:] or list(result.notes)
+    return one_line(f"the {sandbox} sandbox did not start {what} ({ended}): {' | '.join(said)}")
 
 
 @dataclass
@@ -104,6 +131,9 @@ def run_local(
     try:
         src = base / "src"
         started = time.monotonic()
+        problem = host_problem() if sandbox == "none" else None  # the others check inside
+        if problem is not None:
+            return _host_error(sandbox, problem, started)
         if spec.code.path is not None:
             copy_code(repo, spec, src)
         else:
@@ -121,7 +151,10 @@ def run_local(
         if req is not None:
             req_bytes = requirements_bytes(repo, spec) or b""
             req_sha = hashlib.sha256(req_bytes).hexdigest()
-            deps, why = _install(spec, base, req, req_bytes, sandbox, limits, uid, cgroup)
+            try:
+                deps, why = _install(spec, base, req, req_bytes, sandbox, limits, uid, cgroup)
+            except HostBroken as exc:
+                return replace(_host_error(sandbox, str(exc), started), requirements_sha256=req_sha)
             if why is not None:
                 notes.append(why)
                 outcome = RunOutcome(
@@ -159,7 +192,11 @@ def run_local(
             )
         status = parsed.status or {}
         notes.extend(str(n) for n in status.get("notes") or [])
-        outcome = _outcome(spec, sandbox, result, status, notes)
+        outcome = _outcome(spec, sandbox, result, status, notes, parsed.started, parsed.log.data())
+        if outcome.host_error is not None:  # nothing of the logbook ran: no limit, no outputs
+            if outcome.host_error not in notes:
+                notes.append(outcome.host_error)
+            return LocalRun(outcome, None, log_text(parsed.log, notes), req_sha, limits)
         if outcome.status != "passed":
             notes.extend(limit_hints(parsed.log.data(), limits))
         if spec.reproduce.outputs and parsed.outputs is None:
@@ -174,6 +211,14 @@ def run_local(
             _docker_cleanup(f"reproaudit-{nonce}")
         remove_cgroup(cgroup)
         held.close()  # removes base
+
+
+def _host_error(sandbox: str, problem: str, started: float) -> LocalRun:
+    """The run of a machine that cannot run anything: nothing of the logbook ran."""
+    problem = one_line(problem)
+    duration = time.monotonic() - started
+    outcome = RunOutcome("host_error", None, duration, "local", None, sandbox, problem)
+    return LocalRun(outcome, None, log_text(LogTail(), [problem]))
 
 
 def run_root(other_uid: bool) -> Path:
@@ -223,16 +268,35 @@ def _outcome(
     result: ProcessResult,
     status: dict[str, Any],
     notes: list[str],
+    started: bool,
+    log: bytes,
 ) -> RunOutcome:
-    """The run's outcome from the runner's status line, or from how the sandbox ended."""
+    """The run's outcome from the runner's status line, or from how the sandbox ended.
+
+    A ``host_error`` comes from the runner's own status line (which the command
+    cannot forge: it never learns the nonce), or from a bwrap or unconfined run
+    whose runner never printed its first line. In docker the system is the
+    logbook's image: what failed there is the logbook's, said as exactly.
+    """
     said = status.get("status")
     code = status.get("exit_code")
     code = code if isinstance(code, int) and not isinstance(code, bool) else None
     duration = status.get("duration_s")
     if not isinstance(duration, (int, float)) or isinstance(duration, bool):
         duration = result.duration_s
-    if said in ("passed", "failed", "timeout"):
+    host = sandbox in ("bwrap", "none")
+    final: Status
+    if said == "host_error":
+        what = one_line(str(status.get("host_error") or "the runner gave no reason"))
+        if host:
+            return RunOutcome("host_error", None, result.duration_s, "local", None, sandbox, what)
+        notes.append(f"the image {launch_image(spec)} cannot run the command: {what}")
+        final, code = "failed", None
+    elif said in ("passed", "failed", "timeout"):
         final = said
+    elif not started and host:
+        what = never_started(sandbox, "reproaudit's runner", result, log)
+        return RunOutcome("host_error", None, result.duration_s, "local", None, sandbox, what)
     elif result.timed_out:
         final, code = "timeout", None
     else:
@@ -351,6 +415,9 @@ def _install(
             os.chmod(deps, 0o777)  # the install container runs as nobody
         python = sys.executable if sandbox == "bwrap" else "python3"
         pip = install_argv(python, "/src/requirements.txt", "/wheels", "/deps", reqs.hashed)
+        marker = f"{MARK}{secrets.token_hex(12)}"
+        if sandbox == "bwrap":  # the machine's Python: checked, and says it started, first
+            pip = [python, "-c", INSTALLER, marker, *pip[3:]]
         env = _inside_env(sandbox, base, False)
         launch = Launch(
             pip[1:],
@@ -379,10 +446,28 @@ def _install(
             if sandbox == "bwrap"
             else None,
         )
+    if sandbox == "bwrap":
+        _machine_could_install(result, marker)
     if result.exit_code != 0:
         detail = _tail(result.log.data().decode("utf-8", errors="replace"))
         return None, f"installing {source} failed: {detail or '; '.join(result.notes)}"
     return deps, None
+
+
+def _machine_could_install(result: ProcessResult, marker: str) -> None:
+    """Raise ``HostBroken`` when the install phase's sandbox never ran pip: it never said it
+    started, or its check of the machine failed (``hostcheck.INSTALL_SHIM``)."""
+    log = result.log.data()
+    first = next((line for line in log.splitlines() if line.startswith(marker.encode())), b"")
+    said = first.decode("utf-8", errors="replace")[len(marker) :].strip()
+    if said == "started":
+        return
+    if said.startswith("host_error "):
+        try:
+            raise HostBroken(str(json.loads(said[len("host_error ") :])))
+        except ValueError:
+            pass
+    raise HostBroken(never_started("bwrap", "pip for the install phase", result, log))
 
 
 def _image_python(image: str) -> str:

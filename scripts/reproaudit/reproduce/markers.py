@@ -1,7 +1,8 @@
 """Reading the runner's output: the command's log, the outputs block, the status line.
 
 The runner (``runner.py``) prints the outputs file base64-encoded between
-marker lines carrying a per-run nonce, then one status line. The stream is
+marker lines carrying a per-run nonce, then one status line; its first line,
+``started``, says the sandbox started it at all. The stream is
 read incrementally with every buffer bounded: a command that prints a
 gigabyte, or one line without end, costs a fixed amount of memory. Only marker
 lines with this run's nonce count, and the last block and status line win: the
@@ -35,6 +36,7 @@ class JobLog:
     outputs: bytes | None = None
     outputs_note: str | None = None
     status: dict[str, Any] | None = None
+    started: bool = False  # the runner's first line came: the sandbox did start it
 
 
 class MarkerReader:
@@ -86,6 +88,8 @@ class MarkerReader:
                 self._block.append(text)
         elif text == mark + "outputs-begin":
             self._block, self._size = [], 0
+        elif text == mark + "started":
+            self.out.started = True
         elif text.startswith(mark + "status "):
             try:
                 status = json.loads(text[len(mark + "status ") :])

@@ -30,7 +30,7 @@ from ..problems import human_size
 from ..rerun_files import MAX_OUTPUTS_BYTES
 from ..scratch import held_dir, locked_folder, sweep
 
-Status = Literal["passed", "failed", "timeout"]
+Status = Literal["passed", "failed", "timeout", "host_error"]
 LOG_KEEP_BYTES = 64 * 1024  # what log.txt keeps; run.json keeps the last LOG_TAIL_CHARS
 NOTE = "[reproaudit]"
 
@@ -45,15 +45,21 @@ class RunOutcome:
     backend: str
     url: str | None
     sandbox: str
+    host_error: str | None = None  # with status host_error: what failed on the machine
 
 
 @dataclass(frozen=True)
 class WrittenRecord:
-    """A record as written: the ``run.json`` model and where it went."""
+    """A record as written: the ``run.json`` model and where it went.
+
+    ``kept``: a record was already there and this one is a host failure, so it was not
+    written (a broken machine never replaces what a working one recorded).
+    """
 
     record: RunRecord
     folder: Path
     outputs_written: bool
+    kept: bool = False
 
     def __getattr__(self, name: str) -> object:  # status, exit_code, duration_s, ...
         return getattr(self.record, name)
@@ -154,8 +160,14 @@ def write_record(
     outputs: bytes | None,
     log: str,
 ) -> WrittenRecord:
-    """Replace ``<out>/<paper>/<logbook>/`` with this record, its outputs (if any) and log."""
+    """Replace ``<out>/<paper>/<logbook>/`` with this record, its outputs (if any) and log.
+
+    A ``host_error`` record (the machine could not run the logbook at all) is written
+    only where no record is yet: it never replaces one.
+    """
     folder = Path(out) / paper / logbook
+    if record.status == "host_error" and os.path.lexists(folder / RUN_JSON):
+        return WrittenRecord(record, folder, False, kept=True)
     files = {"log.txt": log.encode("utf-8")[-LOG_KEEP_BYTES:]}
     if outputs is not None:
         files[OUTPUTS_JSON] = outputs
@@ -165,7 +177,10 @@ def write_record(
 
 
 def record_json(record: RunRecord) -> bytes:
-    return (json.dumps(record.model_dump(mode="json"), indent=2) + "\n").encode("utf-8")
+    # host_error only where the machine failed: every other record keeps its bytes
+    drop = {"host_error"} if record.host_error is None else set()
+    data = record.model_dump(mode="json", exclude=drop)
+    return (json.dumps(data, indent=2) + "\n").encode("utf-8")
 
 
 def tail_of(log: str) -> str:
@@ -179,4 +194,12 @@ def describe_record(record: WrittenRecord) -> str:
     outputs = "outputs.json written" if record.outputs_written else "no outputs.json"
     link = f" ({run.url})" if run.url else ""
     where = f" [{run.backend}, sandbox {run.sandbox}{link}]"
-    return f"{run.status} in {run.duration_s:.1f} s{code}, {outputs}{where}: {record.folder}"
+    line = f"{run.status} in {run.duration_s:.1f} s{code}, {outputs}{where}: {record.folder}"
+    if run.host_error is None:
+        return line
+    kept = " (the record already there is kept)" if record.kept else ""
+    return f"{line}{kept}\n  {HOST_ERROR_SAYS}: {run.host_error}"
+
+
+# how every report says a host_error: the machine, not the logbook
+HOST_ERROR_SAYS = "this machine could not run the re-run, through no fault of the logbook"

@@ -9,6 +9,16 @@ list: nothing is ever parsed by a shell. Afterwards the outputs file is printed
 base64-encoded between marker lines carrying the caller's nonce, then one
 status line.
 
+Its first line is ``started`` (with the nonce), before anything of the logbook
+runs: a sandbox whose output lacks it never started the runner, which is the
+machine's failure. So is a machine whose ``/dev/null`` no command can use
+(``hostcheck.host_problem``, checked before the code is even fetched) and a
+program outside the code folder the machine will not exec (an interpreter it
+made unreadable): the status is then ``host_error``, saying which path, which
+open or exec, and why, and the command never runs. A program the logbook names
+that is not there, or a file of its own that is not executable, is the
+logbook's failure, said just as exactly.
+
 The nonce is what makes those lines the runner's: the command must never learn
 it. It is never in the argument list (anyone may read ``/proc/*/cmdline``):
 ``NONCE_FROM`` is ``stdin`` (the first line of standard input, a pipe the
@@ -33,11 +43,13 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import errno
 import hashlib
 import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tarfile
@@ -50,6 +62,7 @@ try:  # inside the package; in a job the bundle defines these names above this f
     from .confine import inside
     from .envscrub import drop_secrets
     from .fetch import SHA40, fetch_commit
+    from .hostcheck import host_problem
 except ImportError:
     pass
 
@@ -67,9 +80,13 @@ def take_nonce(source: str) -> str:
     """Read the nonce from where the caller put it, leaving no copy the command can reach."""
     if source == "stdin":
         nonce = sys.stdin.readline().strip()
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)  # the pipe is closed here; the command reads /dev/null
-        os.close(null)
+        try:
+            null = os.open(os.devnull, os.O_RDONLY)
+        except OSError:  # host_problem says why, and then no command runs
+            os.close(0)
+        else:
+            os.dup2(null, 0)  # the pipe is closed here; the command reads /dev/null
+            os.close(null)
     elif source == "env":
         nonce = os.environ.pop("REPROAUDIT_NONCE", "").strip()
     else:
@@ -201,8 +218,58 @@ def kill_rest(pidns: bool, pgid: int) -> None:
             os.killpg(pgid, signal.SIGKILL)
 
 
-def run(argv: list, cwd: str, timeout: float, env: dict, pidns: bool) -> tuple:
-    """Run the command; (exit code or None on timeout, seconds, notes)."""
+def program_path(program: str, cwd: str, path: str) -> str | None:
+    """Where exec finds ``program``: a path as given (from ``cwd``), else the first entry of
+    ``path`` that holds a file of that name (executable or not: that is what is asked)."""
+    if "/" in program:
+        full = os.path.join(cwd, program)
+        return full if os.path.lexists(full) else None
+    for folder in path.split(os.pathsep):
+        full = os.path.join(folder or ".", program)
+        if os.path.lexists(full) and not os.path.isdir(full):
+            return full
+    return None
+
+
+def start_failure(exc: OSError, argv: list, cwd: str, env: dict, code: str) -> tuple:
+    """(what failed, whether the machine is at fault) when the command could not start.
+
+    The machine is at fault when no command could start (``/dev/null`` would not
+    open), or when exec refused a program outside the code folder that is marked
+    executable (an interpreter the machine made unreadable): the logbook cannot fix
+    either. A program that is not there, or a file that is not executable, is the
+    logbook's to fix.
+    """
+    why = exc.strerror or str(exc)
+    if exc.filename == os.devnull:
+        return f"opening {os.devnull} for its standard input failed: {why}", True
+    program = str(argv[0])
+    search = env.get("PATH", os.defpath)
+    found = program_path(program, cwd, search)
+    if found is None:
+        return f"{program!r} is not a program here (PATH is {search})", False
+    real = os.path.realpath(found)
+    what = f"{program}: {why} while exec'ing {real}"
+    try:
+        mode = os.stat(real).st_mode
+    except OSError:
+        mode = 0
+    if inside(real, code):
+        return what + " (a file of the code folder)", False
+    if not stat.S_ISREG(mode):
+        return what + " (not a program)", False
+    if exc.errno in (errno.EACCES, errno.EPERM) and mode & 0o111:
+        return what + " (marked executable: the machine refuses it)", True
+    if exc.errno == errno.ENOENT:
+        return what + " (the file is there: its interpreter or loader is not)", True
+    return what, False
+
+
+def run(argv: list, cwd: str, timeout: float, env: dict, pidns: bool, code_dir: str) -> tuple:
+    """Run the command; (exit code or None, seconds, notes, why the machine could not).
+
+    ``code_dir`` is the code folder: a program there that will not start is the logbook's.
+    """
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
@@ -214,8 +281,11 @@ def run(argv: list, cwd: str, timeout: float, env: dict, pidns: bool) -> tuple:
             start_new_session=True,
         )
     except OSError as exc:
-        note(f"could not start {argv[0]!r}: {exc.strerror or exc}")
-        return 127, time.monotonic() - start, []
+        what, machine = start_failure(exc, argv, cwd, env, code_dir)
+        note(f"could not start {argv[0]!r}: {what}")
+        if machine:
+            return None, time.monotonic() - start, [], what
+        return 127, time.monotonic() - start, ["could not start the command: " + what], None
     notes = []
     try:
         code = proc.wait(timeout=timeout)
@@ -231,7 +301,7 @@ def run(argv: list, cwd: str, timeout: float, env: dict, pidns: bool) -> tuple:
     if code is not None and code < 0:
         why = LIMIT_SIGNALS.get(-code)
         notes.append(f"killed by signal {-code}" + (f" ({why})" if why else ""))
-    return code, duration, notes
+    return code, duration, notes, None
 
 
 def print_outputs(nonce: str, workdir: str, rel: str) -> str:
@@ -303,6 +373,7 @@ def main(args: list) -> int:
     except (OSError, RuntimeError) as exc:
         note(f"refused to run: {exc}")
         return 2
+    print(f"{MARK}{nonce} started", flush=True)
     status: dict[str, Any] = {
         "status": "failed",
         "exit_code": None,
@@ -311,6 +382,12 @@ def main(args: list) -> int:
         "code_sha256": None,
         "notes": [],
     }
+    problem = host_problem()
+    if problem:  # before the code is fetched: nothing of the logbook runs on this machine
+        note("this machine cannot run any command: " + problem)
+        status.update(status="host_error", host_error=problem, notes=[problem])
+        print(f"\n{MARK}{nonce} status {json.dumps(status)}", flush=True)
+        return 3
     if not undumpable():
         status["notes"].append("the runner could not make itself non-dumpable (no prctl)")
     root = tempfile.mkdtemp(prefix="reproaudit-")
@@ -339,10 +416,13 @@ def main(args: list) -> int:
             deps = install(requirements, root, env)
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [deps, env.get("PYTHONPATH")]))
         note("running " + json.dumps(argv))
-        code, duration, notes = run(argv, workdir, float(timeout), env, pidns)
+        code, duration, notes, machine = run(argv, workdir, float(timeout), env, pidns, checkout)
         status["notes"] += notes
         status["exit_code"], status["duration_s"] = code, round(duration, 3)
         status["status"] = "timeout" if code is None else ("passed" if code == 0 else "failed")
+        if machine:
+            status.update(status="host_error", host_error=machine)
+            status["notes"].append("this machine could not start the command: " + machine)
         if disk_full(workdir):
             status["notes"].append(
                 "the writable space is full: the bytes-written limit was reached"
@@ -355,7 +435,7 @@ def main(args: list) -> int:
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print(f"\n{MARK}{nonce} status {json.dumps(status)}", flush=True)
-    return {"passed": 0, "timeout": 124}.get(str(status["status"]), 1)
+    return {"passed": 0, "timeout": 124, "host_error": 3}.get(str(status["status"]), 1)
 
 
 if __name__ == "__main__":
