@@ -251,7 +251,9 @@ def next_steps(root: Path, paper_id: str, logbook_id: str) -> str:
 
 CHECK_STATUS = (
     "`reproaudit check` prints status=ok or status=fail on its first line and exits 0 or 1; "
-    "status=fail means a problem to fix or a local re-run that failed or timed out. Verdicts "
+    "status=fail means a problem to fix or a local re-run that failed or timed out. "
+    "status=host_error (exit 1) means this machine could not run the re-run at all (what failed "
+    "is named): nothing in the logbook to fix. Verdicts "
     "marked pending rest on the logbook's own numbers (or a local re-run) until CI re-runs it."
 )
 
