@@ -28,9 +28,8 @@ from reproaudit.ci.store import check_record
 from reproaudit.judge.inputs import read_rerun
 from reproaudit.layout import RUN_JSON
 from reproaudit.reproduce import bwrap, describe_record, reproduce_logbook
-from reproaudit.reproduce.hostcheck import host_problem
 from reproaudit.reproduce.local import run_root
-from reproaudit.reproduce.runner import start_failure
+from reproaudit.reproduce.runner import host_problem, start_failure
 from tests.conftest import needs_bwrap
 from tests.reproduce.test_environment import build_wheel, with_requirements
 from tests.reproduce.test_records import inputs_of

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .hostcheck import INSTALL_SHIM
-
 _HERE = Path(__file__).parent
-_PARTS = ("confine.py", "envscrub.py", "fetch.py", "hostcheck.py", "runner.py")
+_PARTS = ("confine.py", "envscrub.py", "fetch.py", "runner.py")
 _FUTURE = "from __future__ import annotations\n"
 
 
@@ -23,5 +21,3 @@ def build_runner(parts: tuple[str, ...] = _PARTS) -> str:
 
 
 RUNNER = build_runner()
-# the install phase's program (bwrap): the same check of the machine, then pip
-INSTALLER = build_runner(("hostcheck.py",)) + INSTALL_SHIM

@@ -15,7 +15,7 @@ allows one, a cgroup bounding its memory and processes as a whole.
 A machine that cannot run anything (a sandbox that never starts the runner or
 pip, a ``/dev/null`` no command can use, an interpreter it will not exec) makes
 the run a ``host_error`` that says what failed: never the logbook's failure
-(``hostcheck.py``).
+(``runner.host_problem``).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 from ..escaping import clip
 from ..scratch import held_dir, sweep, temp_root
-from .bundle import INSTALLER, RUNNER
+from .bundle import RUNNER
 from .bwrap import (
     bwrap_argv,
     make_readable,
@@ -49,10 +49,10 @@ from .cgroup import RunCgroup, remove_cgroup, run_cgroup
 from .docker import DEFAULT_IMAGE, docker_argv
 from .envscrub import scrubbed_env
 from .fetch import fetch_commit
-from .hostcheck import host_problem
 from .markers import MARK, MarkerReader
 from .process import ProcessResult, run_process
 from .record import LogTail, RunOutcome, Status, log_text
+from .runner import host_problem
 from .sandbox import Launch, Limits
 from .spec import RunSpec, copy_code, requirements_bytes, requirements_file
 from .wheels import (
@@ -417,7 +417,7 @@ def _install(
         pip = install_argv(python, "/src/requirements.txt", "/wheels", "/deps", reqs.hashed)
         marker = f"{MARK}{secrets.token_hex(12)}"
         if sandbox == "bwrap":  # the machine's Python: checked, and says it started, first
-            pip = [python, "-c", INSTALLER, marker, *pip[3:]]
+            pip = [python, "-c", RUNNER, "--pip", marker, *pip[3:]]
         env = _inside_env(sandbox, base, False)
         launch = Launch(
             pip[1:],
@@ -456,7 +456,7 @@ def _install(
 
 def _machine_could_install(result: ProcessResult, marker: str) -> None:
     """Raise ``HostBroken`` when the install phase's sandbox never ran pip: it never said it
-    started, or its check of the machine failed (``hostcheck.INSTALL_SHIM``)."""
+    started, or its check of the machine failed (``runner.pip_phase``)."""
     log = result.log.data()
     first = next((line for line in log.splitlines() if line.startswith(marker.encode())), b"")
     said = first.decode("utf-8", errors="replace")[len(marker) :].strip()

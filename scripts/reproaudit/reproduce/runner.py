@@ -12,7 +12,7 @@ status line.
 Its first line is ``started`` (with the nonce), before anything of the logbook
 runs: a sandbox whose output lacks it never started the runner, which is the
 machine's failure. So is a machine whose ``/dev/null`` no command can use
-(``hostcheck.host_problem``, checked before the code is even fetched) and a
+(``host_problem``, checked before the code is even fetched) and a
 program outside the code folder the machine will not exec (an interpreter it
 made unreadable): the status is then ``host_error``, saying which path, which
 open or exec, and why, and the command never runs. A program the logbook names
@@ -26,6 +26,11 @@ caller closes; the command gets ``/dev/null``) or ``env`` (``REPROAUDIT_NONCE``,
 removed before the command starts). The runner then makes itself non-dumpable
 (``PR_SET_DUMPABLE`` 0), so a command running as the same uid cannot read the
 runner's memory, environment or open files through ``/proc/<pid>/``.
+
+``--pip MARKER ARGS...`` is the local install phase (bwrap): the same check of the
+machine, a first line ``MARKER started`` (or ``MARKER host_error "why"``), then
+``python -m pip ARGS...``, so a sandbox that never ran pip is told apart from pip
+failing.
 
 Options: ``--pidns`` (the runner is the first process of its own PID namespace:
 when the command ends, every other process in the namespace is killed before
@@ -62,7 +67,6 @@ try:  # inside the package; in a job the bundle defines these names above this f
     from .confine import inside
     from .envscrub import drop_secrets
     from .fetch import SHA40, fetch_commit
-    from .hostcheck import host_problem
 except ImportError:
     pass
 
@@ -70,6 +74,15 @@ MARK = "::reproaudit::"
 MAX_OUTPUTS = 16 * 1024 * 1024
 MAX_ARCHIVE = 2 * 1024 * 1024 * 1024
 PIP_TIMEOUT_S = 1800
+RECREATE = "recreate it on the machine: mknod -m 666 /dev/null c 1 3"
+_KINDS = (
+    (stat.S_ISREG, "a regular file"),
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+)
 LIMIT_SIGNALS = {
     getattr(signal, "SIGXFSZ", 25): "the file size limit (RLIMIT_FSIZE)",
     getattr(signal, "SIGXCPU", 24): "the CPU time limit",
@@ -94,6 +107,44 @@ def take_nonce(source: str) -> str:
     if len(nonce) < 16 or not all(c in "0123456789abcdef" for c in nonce):
         raise RuntimeError("no nonce arrived (16 or more hex digits expected)")
     return nonce
+
+
+def host_problem(null: str = os.devnull) -> str | None:
+    """Why no command can run on this machine (its fault, never a logbook's), or None.
+
+    A sandbox shows the machine's own ``/dev/null`` (bwrap binds it), and every
+    program may read or write it (``subprocess`` opens it for a child's standard
+    input): it must be a character device that opens for reading and writing.
+    """
+    try:
+        mode = os.stat(null).st_mode
+    except OSError as exc:
+        return f"{null} cannot be opened: {exc.strerror} ({RECREATE})"
+    if not stat.S_ISCHR(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "a special file")
+        return (
+            f"{null} is not a character device but {kind}: no command can read or write it "
+            f"(the sandbox shows the machine's own; {RECREATE})"
+        )
+    try:
+        fd = os.open(null, os.O_RDWR)
+    except OSError as exc:
+        return f"opening {null} to read and write failed: {exc.strerror} ({RECREATE})"
+    os.close(fd)
+    return None
+
+
+def pip_phase(marker: str, args: list) -> int:
+    """The install phase: check the machine, say so on the first line, then run pip."""
+    import runpy
+
+    problem = host_problem()
+    print(marker + (" host_error " + json.dumps(problem) if problem else " started"), flush=True)
+    if problem:
+        return 3
+    sys.argv = ["pip", *args]
+    runpy.run_module("pip", run_name="__main__", alter_sys=True)
+    return 0
 
 
 def undumpable() -> bool:
@@ -354,6 +405,8 @@ def disk_full(path: str) -> bool:
 
 
 def main(args: list) -> int:
+    if args[:1] == ["--pip"] and len(args) >= 2:
+        return pip_phase(args[1], args[2:])
     pidns, requirements = False, ""
     while args and args[0] in ("--pidns", "--requirements"):
         if args[0] == "--pidns":
