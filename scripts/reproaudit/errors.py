@@ -116,11 +116,11 @@ class StorageError(ReproauditError):
     turns the operating system's ``OSError`` into one.
     """
 
-    def __init__(self, path: str | None, why: str) -> None:
+    def __init__(self, path: str | None, why: str, hint: str | None = None) -> None:
         self.path = path
         self.why = why
         super().__init__(
-            f"cannot write {path}: {why}" if path else f"cannot write a file: {why}",
+            f"cannot write {path}: {why}" if path else f"cannot write a file: {why}", hint
         )
 
 
