@@ -381,13 +381,16 @@ _LATER = (
     "the server or the network failed, not the venue id; run the same command again later "
     "(nothing was written)"
 )
+_ACCOUNT = (
+    "the venue needs an account: set OPENREVIEW_TOKEN, or OPENREVIEW_USERNAME and "
+    "OPENREVIEW_PASSWORD"
+)
 _STATUS_HINTS = {
     400: "check the venue id (e.g. ICLR.cc/2025/Conference) and --api-url",
-    401: "the venue needs an account: set OPENREVIEW_TOKEN, or OPENREVIEW_USERNAME and "
-    "OPENREVIEW_PASSWORD",
+    401: _ACCOUNT,
+    403: _ACCOUNT,
     404: "check --api-url: it should be OpenReview API v2 (https://api2.openreview.net)",
 }
-_STATUS_HINTS[403] = _STATUS_HINTS[401]
 
 
 def _value(content: dict[str, Any], key: str) -> Any:
