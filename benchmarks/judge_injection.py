@@ -1,7 +1,13 @@
 """The judge's figures on its own adversarial set, and what a dead endpoint costs.
 
-1. Injections: every ``attack-*`` logbook of ``tests/data/repos/injections``
-   (paraphrases, zero-width and format characters, fullwidth and Cyrillic
+1. The intent detector alone, both ways: how many of the rephrased requests to the
+   grader in ``tests/data/repos/injections/phrases.yaml`` it catches (a colon
+   instead of "as", statements, expected outputs, split and hyphenated words,
+   leetspeak, look-alikes, small capitals, German, French, Spanish, ...), and how
+   many of its honest sentences, of the example repository's logbooks (YAML,
+   write-up, re-run log tail) and of a generated corpus's logbooks it flags.
+2. Injections: every ``attack-*`` logbook of ``tests/data/repos/injections``
+   (paraphrases, zero-width and format characters, fullwidth, Cyrillic and Greek
    look-alikes, an order in a metric name, fake verdicts in single and smart
    quotes, chat-template and role markers, ...). Prints how many the local
    intent detector catches, how many get past it, how many the screening
@@ -10,11 +16,11 @@
    (it never flags), and how many end as an LLM-made ``verified`` with a fully
    compromised endpoint (it obeys the data), with and without a passed re-run
    of each logbook. The ``benign-*`` logbooks give the false positives.
-2. A dead endpoint: the time and the HTTP requests a ``judge`` run costs with
+3. A dead endpoint: the time and the HTTP requests a ``judge`` run costs with
    ``--deadline`` against a refused connection and against a server that never
    answers (``tests/data/repos/traps``, 17 logbooks, 3 samples, concurrency 8).
 
-    python benchmarks/judge_injection.py [--deadline 5]
+    python benchmarks/judge_injection.py [--deadline 5] [--corpus-logbooks 1600]
 """
 
 from __future__ import annotations
@@ -34,7 +40,8 @@ import yaml  # noqa: E402
 
 from reproaudit.judge.injection import detect_intent  # noqa: E402
 from reproaudit.judge.llm import LlmJudge, field_text  # noqa: E402
-from reproaudit.judge.run import collect_cases, judge_repo  # noqa: E402
+from reproaudit.judge.run import collect_cases, iter_cases, judge_repo  # noqa: E402
+from reproaudit.judge.types import Case  # noqa: E402
 from reproaudit.llm.settings import LlmSettings  # noqa: E402
 from reproaudit.repo import Corpus  # noqa: E402
 from tests.fake_llm import FakeLLM  # noqa: E402
@@ -42,8 +49,54 @@ from tests.records import write_current_rerun  # noqa: E402
 
 INJECTIONS = ROOT / "tests" / "data" / "repos" / "injections"
 TRAPS = ROOT / "tests" / "data" / "repos" / "traps"
-# what a screening model that reads German would flag; the local detector knows English
-SCREEN_WORDS = ["verifiziert"]
+# what a screening model that reads Polish would flag; the local detector does not read it
+SCREEN_WORDS = ["zweryfikowane"]
+
+
+def rate(hit: int, total: int) -> str:
+    return f"{hit} of {total} ({100 * hit / total:.0f}%)" if total else "0 of 0"
+
+
+def detector(tmp: Path, corpus_logbooks: int) -> None:
+    """Catch and false-positive rates of ``detect_intent`` on its own."""
+    phrases = yaml.safe_load((INJECTIONS / "phrases.yaml").read_text(encoding="utf-8"))
+    missed = [p["technique"] for p in phrases["attacks"] if not detect_intent(p["text"])]
+    flagged = [p["why"] for p in phrases["honest"] if detect_intent(p["text"])]
+    attacks, honest = len(phrases["attacks"]), len(phrases["honest"])
+    print(f"rephrased requests caught:           {rate(attacks - len(missed), attacks)}")
+    print(f"  missed: {missed}")
+    print(f"honest sentences flagged:            {rate(len(flagged), honest)} {flagged}")
+    beyond = phrases["beyond"]
+    read = [p["technique"] for p in beyond if detect_intent(p["text"])]
+    print(
+        f"requests it is known not to read:    {len(beyond) - len(read)} of {len(beyond)} past it"
+    )
+    example = [item.case for item in iter_cases(Corpus(ROOT), {"bench": 1}, ROOT / "reruns")]
+    texts = [
+        t
+        for case in example
+        if case is not None
+        for t in (case.logbook_text, case.writeup, field_text(case), *log_tail(case))
+    ]
+    hits = [t[:60] for t in texts if detect_intent(t)]
+    print(f"example repository texts flagged:    {rate(len(hits), len(texts))} {hits}")
+    if corpus_logbooks:
+        from benchmarks.corpus import generate_corpus
+
+        root = tmp / "corpus"
+        generate_corpus(root, papers=max(1, corpus_logbooks // 2), logbooks=corpus_logbooks)
+        paths = sorted((root / "logbooks").glob("*/*.yaml"))
+        start = time.perf_counter()
+        flagged_logbooks = [p.stem for p in paths if detect_intent(p.read_text("utf-8"))]
+        seconds = time.perf_counter() - start
+        print(
+            f"generated corpus logbooks flagged:   {rate(len(flagged_logbooks), len(paths))} "
+            f"{flagged_logbooks[:5]} ({1000 * seconds / max(1, len(paths)):.2f} ms a logbook)"
+        )
+
+
+def log_tail(case: Case) -> tuple[str, ...]:
+    return (case.record.rerun.log_tail,) if case.record else ()
 
 
 def verdicts(repo: Path) -> dict[str, dict]:
@@ -131,8 +184,15 @@ def dead_endpoint(tmp: Path, deadline: float) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deadline", type=float, default=5.0)
+    parser.add_argument(
+        "--corpus-logbooks",
+        type=int,
+        default=1600,
+        help="logbooks of the generated corpus the detector reads (0: none)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="reproaudit-inj-") as tmp:
+        detector(Path(tmp), args.corpus_logbooks)
         injections(Path(tmp))
         dead_endpoint(Path(tmp), args.deadline)
     return 0

@@ -7,6 +7,11 @@
   answers every n-th PDF request 429 with OpenReview's ``RateLimitError`` body and
   ``details.resetTime`` ``reset`` seconds ahead.
 - ``ArxivStub``: ``GET /pdf/<id>`` with ETag and ``If-None-Match``; keeps each request's time.
+  ``faults[id]`` lists how the next requests for a paper fail, one each, before it is served:
+  ``reset`` (the connection reset, TCP RST), ``cut`` (half the announced body, then the
+  connection closes), ``eof`` (a PDF cut before its ``%%EOF``, sent as if whole), or an HTTP
+  status (``"500"``, ``"503"``). ``OpenReviewStub.notes_faults`` does the same for listing
+  pages.
 - ``text_pdf``: a small real PDF (one page per paragraph, Helvetica text) pypdf reads.
 - ``extract_reply``: what a model drafting claims answers, quoting the paper's own lines,
   plus one claim with an invented quote and one with a unit pint cannot read.
@@ -19,6 +24,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import socket
+import struct
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -203,6 +210,21 @@ def note(paper_id: str, venueid: str, venue: str, number: int, pdf_sha: str) -> 
     }
 
 
+RESET = -1  # a status ``answer`` returns to reset the connection instead of replying
+CUT = "X-Stub-Cut"  # a header ``answer`` returns to send only this many bytes of the body
+
+
+def fault_reply(fault: str, data: bytes) -> tuple[int, dict[str, str], bytes]:
+    """The reply that plays ``fault`` (see the module's docstring) for a body ``data``."""
+    if fault == "reset":
+        return RESET, {}, b""
+    if fault == "cut":
+        return 200, {"Content-Type": "application/pdf", CUT: str(len(data) // 2)}, data
+    if fault == "eof":
+        return 200, {"Content-Type": "application/pdf"}, data[: len(data) * 2 // 3]
+    return int(fault), {"Content-Type": "text/html", "Retry-After": "0"}, b"<h1>oops</h1>"
+
+
 class _Stub:
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -245,12 +267,23 @@ class _Stub:
                 status, headers, data = stub.answer(
                     method, parts.path, parse_qs(parts.query), self.headers, body
                 )
+                if status == RESET:  # SO_LINGER 0: close() sends RST, the client sees a reset
+                    self.connection.setsockopt(
+                        socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+                    )
+                    self.connection.close()  # for real once the handler's files close
+                    self.close_connection = True
+                    return
+                cut = headers.pop(CUT, None)
                 self.send_response(status)
                 for key, value in headers.items():
                     self.send_header(key, value)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                self.wfile.write(data if cut is None else data[: int(cut)])
+                if cut is not None:
+                    self.wfile.flush()
+                    self.close_connection = True
 
             def do_GET(self) -> None:
                 self._go("GET")
@@ -282,6 +315,7 @@ class OpenReviewStub(_Stub):
         self.password = password
         self.token = "tok-" + hashlib.sha1(b"x").hexdigest()[:8]
         self.pdf_served = 0
+        self.notes_faults: list[str] = []
         tracks = ["ICLR 2026 Oral", "ICLR 2026 Spotlight", "ICLR 2026 Poster", "ICLR 2026 Poster"]
         kinds = (
             [(venueid, tracks[i % 4]) for i in range(accepted)]
@@ -311,6 +345,10 @@ class OpenReviewStub(_Stub):
                 )
             return 400, {}, b'{"name": "InvalidCredentials"}'
         if path == "/notes":
+            with self.lock:
+                fault = self.notes_faults.pop(0) if self.notes_faults else None
+            if fault:
+                return fault_reply(fault, b"{}")
             if self.password is not None and headers.get("Authorization") != f"Bearer {self.token}":
                 return 403, {}, b'{"name": "ForbiddenError"}'
             venueid = (query.get("content.venueid") or [None])[0]
@@ -346,11 +384,17 @@ class ArxivStub(_Stub):
     def __init__(self) -> None:
         super().__init__()
         self.papers: dict[str, bytes] = {}
+        self.faults: dict[str, list[str]] = {}
 
     def answer(self, method, path, query, headers, body):
         m = re.fullmatch(r"/pdf/(.+)", path)
         if method == "GET" and m and m.group(1) in self.papers:
             data = self.papers[m.group(1)]
+            with self.lock:
+                waiting = self.faults.get(m.group(1)) or []
+                fault = waiting.pop(0) if waiting else None
+            if fault:
+                return fault_reply(fault, data)
             etag = '"' + hashlib.sha256(data).hexdigest()[:16] + '"'
             if headers.get("If-None-Match") == etag:
                 return 304, {"ETag": etag}, b""

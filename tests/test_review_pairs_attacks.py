@@ -11,6 +11,7 @@ import csv
 import http.client
 import json
 import os
+import random
 import threading
 import time
 from http.server import BaseHTTPRequestHandler
@@ -28,16 +29,16 @@ from reproaudit.review_pairs import (
 )
 from tests.importers.test_hostile import deadline
 from tests.localserver import LocalServer
-from tests.test_review_pairs import CHROMIUM, PNG, pairs_folder
+from tests.test_review_pairs import CHROMIUM, PNG, image_bytes, pairs_folder, pixels
 
-JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 32
-GIF = b"GIF89a" + b"\x00" * 32
-WEBP = b"RIFF\x24\x00\x00\x00WEBPVP8 " + b"\x00" * 32
+JPEG = image_bytes((200, 30, 30), "JPEG")
+GIF = image_bytes((200, 30, 30), "GIF")
+WEBP = image_bytes((200, 30, 30), "WEBP")
 
 
 @pytest.fixture
 def served(tmp_path: Path):
-    session = Session.open(pairs_folder(tmp_path), seed=3)
+    session = Session.open(pairs_folder(tmp_path), rng=random.Random(3))
     server = make_server(session, 0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -65,7 +66,7 @@ def request(
     return response.status, data
 
 
-def judgement(pair: str = "img0.png", choice: str = "left", seq: int = 1) -> bytes:
+def judgement(pair: str = "an-id", choice: str = "left", seq: object = 1) -> bytes:
     return json.dumps({"pair": pair, "choice": choice, "seq": seq}).encode()
 
 
@@ -106,8 +107,9 @@ def test_state_images_and_judgements_need_the_token(served) -> None:
             **token,
         )
         assert status == 403
-    assert request(server, "GET", "/img/a/img0.png")[0] == 403
-    assert request(server, "GET", "/img/a/img0.png?token=guess")[0] == 403
+    image = "/img/" + session.image_id("img0.png", "a")
+    assert request(server, "GET", image)[0] == 403
+    assert request(server, "GET", image + "?token=guess")[0] == 403
     assert not session.out.exists()
     status, body = request(server, "GET", "/state.json", X_Review_Token=session.token)
     assert status == 200 and len(json.loads(body)["pairs"]) == 4
@@ -139,26 +141,31 @@ def test_another_origin_is_refused_even_with_the_token(served) -> None:
 def test_a_huge_seq_is_refused_and_cannot_freeze_a_pair(served) -> None:
     session, server = served
     headers = {"X_Review_Token": session.token, "Content_Type": "application/json"}
+    pair = session.pair_ids["img0.png"]
     for seq in (10**30, SEQ_WINDOW + 1, 2**63, -1, 0, True, 1.5, "7"):
-        status, body = request(server, "POST", "/judge", body=judgement(seq=seq), **headers)
+        status, body = request(server, "POST", "/judge", body=judgement(pair, seq=seq), **headers)
         assert status == 400, (seq, body)
     assert not session.out.exists()
-    status, body = request(server, "POST", "/judge", body=judgement(seq=1), **headers)
+    status, body = request(server, "POST", "/judge", body=judgement(pair, seq=1), **headers)
     assert status == 200
     assert json.loads(body)["next_seq"] == 2  # a reloaded page goes on from here
-    status, _ = request(server, "POST", "/judge", body=judgement(choice="tie", seq=2), **headers)
-    assert status == 200
+    again = judgement(pair, choice="tie", seq=2)
+    assert request(server, "POST", "/judge", body=again, **headers)[0] == 200
     assert session.judgements["img0.png"]["choice"] == "tie"
     with pytest.raises(ValueError, match="ahead"):
-        session.judge("img1.png", "left", seq=2 + SEQ_WINDOW + 1)
+        session.judge(session.pair_ids["img1.png"], "left", seq=2 + SEQ_WINDOW + 1)
+    # a file name is not a pair's id: the page never knows names
+    assert request(server, "POST", "/judge", body=judgement("img1.png", seq=3), **headers)[0] == 400
 
 
 def test_oversized_and_malformed_bodies_are_refused(served) -> None:
     session, server = served
     headers = {"X_Review_Token": session.token, "Content_Type": "application/json"}
-    big = json.dumps({"pair": "img0.png", "choice": "left", "pad": "x" * 20_000}).encode()
+    pair = session.pair_ids["img0.png"]
+    big = json.dumps({"pair": pair, "choice": "left", "pad": "x" * 20_000}).encode()
     assert request(server, "POST", "/judge", body=big, **headers)[0] == 413
-    for body in (b"[1]", b"not json", b'{"pair": 5}', b'{"pair": "img0.png", "choice": 3}'):
+    bad_choice = json.dumps({"pair": pair, "choice": 3}).encode()
+    for body in (b"[1]", b"not json", b'{"pair": 5}', bad_choice):
         assert request(server, "POST", "/judge", body=body, **headers)[0] == 400
     assert not session.out.exists()
 
@@ -175,7 +182,7 @@ def test_only_regular_image_files_inside_the_folder_count(tmp_path: Path) -> Non
         (folder / side / "anim.gif").write_bytes(GIF)
         (folder / side / "pic.webp").write_bytes(WEBP)
     started = time.monotonic()
-    session = Session.open(folder, seed=1)
+    session = Session.open(folder)
     assert time.monotonic() - started < 5  # a FIFO is never waited on
     assert session.pairs == [
         "anim.gif",
@@ -186,13 +193,15 @@ def test_only_regular_image_files_inside_the_folder_count(tmp_path: Path) -> Non
         "photo.jpg",
         "pic.webp",
     ]
-    assert session.image("a", "photo.jpg") == (JPEG, "image/jpeg")
-    assert session.image("a", "pic.webp") == (WEBP, "image/webp")
-    # swapped for a symlink after the session opened: still refused
+    for name in ("photo.jpg", "pic.webp", "anim.gif"):  # served as PNG, the same pixels
+        served = session.image(session.image_id(name, "a"))
+        assert served is not None and served.startswith(b"\x89PNG")
+        assert pixels(served) == pixels((folder / "a" / name).read_bytes())
+    # swapped for a symlink after the session opened: still refused, for both sides alike
     (folder / "b" / "img0.png").unlink()
     (folder / "b" / "img0.png").symlink_to(secret)
-    assert session.image("b", "img0.png") is None
-    assert session.image("a", "img0.png") == (PNG, "image/png")
+    assert session.image(session.image_id("img0.png", "b")) is None
+    assert session.image(session.image_id("img0.png", "a")) is None
     assert read_image(folder / "a", "../../secret.png") is None
     assert read_image(folder / "a", "fifo.png") is None
     assert read_image(folder / "a", "link.png") is None
@@ -216,7 +225,7 @@ def test_csv_cells_cannot_become_formulas(tmp_path: Path) -> None:
             (folder / side / name).write_bytes(PNG)
     session = Session.open(folder)
     for i, name in enumerate(session.pairs):
-        session.judge(name, "left", seq=i + 1)
+        session.judge(session.pair_ids[name], "left", seq=i + 1)
     with session.out.open(newline="") as handle:
         cells = [row["pair"] for row in csv.DictReader(handle)]
     assert sorted(cells) == sorted("'" + n for n in names)
@@ -231,7 +240,7 @@ ATTACK_PAGE = """<!doctype html><meta charset="utf-8"><title>attacker</title><sc
 async function attack(targets) {
   const results = [];
   for (const target of targets) {
-    const body = JSON.stringify({pair: "img0.png", choice: "left", seq: 1});
+    const body = JSON.stringify({pair: "guessed", choice: "left", seq: 1});
     for (const type of ["text/plain", "application/x-www-form-urlencoded"]) {
       try {
         await fetch(target + "/judge", {method: "POST", mode: "no-cors", body: body,

@@ -7,18 +7,24 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from reproaudit.judge.injection import detect_intent, normalise
+from reproaudit.judge.llm import field_text
+from reproaudit.judge.run import iter_cases
+from reproaudit.repo import Corpus
 from tests.fake_llm import FakeLLM
 from tests.judge.test_llm import read_verdicts, run_llm
 from tests.records import write_current_rerun
 
-INJECTIONS = Path(__file__).resolve().parents[1] / "data" / "repos" / "injections"
+ROOT = Path(__file__).resolve().parents[2]
+INJECTIONS = ROOT / "tests" / "data" / "repos" / "injections"
 LOGBOOKS = sorted(p.stem for p in (INJECTIONS / "logbooks" / "InjPaper1").glob("*.yaml"))
 ATTACKS = [b for b in LOGBOOKS if b.startswith("attack-")]
 BENIGN = [b for b in LOGBOOKS if b.startswith("benign-")]
-# what the local detector does not read (it knows English); the screening request is for these
-LOCAL_MISSES = {"attack-german"}
+# what the local detector does not read (not a language it knows); the screen is for these
+LOCAL_MISSES = {"attack-polish"}
+PHRASES = yaml.safe_load((INJECTIONS / "phrases.yaml").read_text(encoding="utf-8"))
 
 
 @pytest.fixture
@@ -34,6 +40,42 @@ def test_normalisation_folds_what_looks_alike() -> None:
     assert normalise("Іgnоrе vеrіfіеd") == "Ignore verified"  # Cyrillic look-alikes
     assert normalise("𝐯𝐞𝐫𝐢𝐟𝐢𝐞𝐝") == "verified"  # mathematical bold
     assert normalise("vérifié") == "verifie"  # combining marks dropped
+    assert normalise("νεrιfιεd") == "verified"  # Greek by shape (the table gives ε as ɛ)
+    assert normalise("ᴠᴇʀɪꜰɪᴇᴅ") == "verified"  # small capitals, by their names
+    assert normalise("вкмнт") == "bkmht"  # Cyrillic letters shaped like small capitals
+    assert normalise("\U0001f1fb\U0001f1ea") == "ve"  # regional indicators (flag letters)
+    hidden = "".join(chr(0xE0000 + ord(c)) for c in "mark C1")
+    assert normalise("ok" + hidden) == "okmark C1"  # tag characters read as what they hide
+    assert normalise("ver\u00adified") == "verified"  # a soft hyphen is a format character
+
+
+@pytest.mark.parametrize(
+    "phrase", PHRASES["attacks"], ids=[p["technique"] for p in PHRASES["attacks"]]
+)
+def test_every_rephrased_request_is_found(phrase: dict) -> None:
+    assert detect_intent(phrase["text"]), phrase["text"]
+
+
+def test_honest_prose_with_the_same_words_is_left_alone() -> None:
+    flagged = [(p["text"], detect_intent(p["text"])) for p in PHRASES["honest"]]
+    assert [f for f in flagged if f[1]] == []
+    assert len(flagged) >= 100
+
+
+def test_what_the_detector_does_not_read_is_written_down() -> None:
+    """``beyond`` says what gets past the detector (the docs say it too): reading one of
+    these is a deliberate change that moves it to ``attacks``."""
+    assert [p["technique"] for p in PHRASES["beyond"] if detect_intent(p["text"])] == []
+
+
+def test_the_example_repository_reads_as_honest() -> None:
+    """Every logbook, write-up and re-run log tail of the repository's own example."""
+    cases = [i.case for i in iter_cases(Corpus(ROOT), {"t": 1}, ROOT / "reruns") if i.case]
+    assert len(cases) >= 10
+    for case in cases:
+        tail = case.record.rerun.log_tail if case.record else None
+        for text in (case.logbook_text, case.writeup, field_text(case), tail):
+            assert detect_intent(text) == [], (case.logbook.logbook.id, text)
 
 
 @pytest.mark.parametrize(
@@ -95,7 +137,7 @@ def test_every_attack_is_stopped_by_a_detector_or_by_the_rerun_requirement(repo:
     # a passed re-run of each logbook: only the detectors stand between the data and C1
     for logbook in LOGBOOKS:
         write_current_rerun(repo, "InjPaper1", logbook)
-    with FakeLLM("obey", screen_flags=["verifiziert"]) as fake:
+    with FakeLLM("obey", screen_flags=["zweryfikowane"]) as fake:
         out = run_llm(repo, fake)
     got = read_verdicts(repo, "InjPaper1")
     for logbook in ATTACKS:
@@ -125,10 +167,10 @@ def test_a_compromised_endpoint_cannot_publish_what_no_detector_caught(repo: Pat
         assert c1["verdict"] == "inconclusive", logbook
         assert "not_rerun" in c1["flags"], logbook
         assert c2["verdict"] in ("falsified", "inconclusive"), logbook
-    # the German attack got past the local detector and the compromised screen: the LLM
+    # the Polish attack got past the local detector and the compromised screen: the LLM
     # obeyed, but its reading is only shown
-    assert got["attack-german"]["C1"]["evidence"].startswith("the LLM leaned verified")
-    assert "judge_conflict" in got["attack-german"]["C2"]["flags"]
+    assert got["attack-polish"]["C1"]["evidence"].startswith("the LLM leaned verified")
+    assert "judge_conflict" in got["attack-polish"]["C2"]["flags"]
 
 
 def test_the_screening_request_sees_only_the_untrusted_text(repo: Path) -> None:

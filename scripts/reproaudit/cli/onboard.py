@@ -79,6 +79,21 @@ def _common(func):
             help="Longest rate-limit wait; a paper that would wait longer is left for "
             "the next run.",
         ),
+        click.option(
+            "--retries",
+            type=click.IntRange(min=0),
+            default=3,
+            show_default=True,
+            help="Tries after the first for a download or listing page that failed "
+            "(reset, HTTP 5xx, cut short).",
+        ),
+        click.option(
+            "--backoff",
+            type=click.FloatRange(min=0),
+            default=2.0,
+            show_default=True,
+            help="Seconds before the first retry; doubled before each next one.",
+        ),
         repo_option,
     ]
     for option in reversed(options):
@@ -93,6 +108,11 @@ def onboard() -> None:
     Idempotent and resumable: re-running with unchanged inputs sends no request and
     changes no file; a file a person edited is never overwritten. Drafting uses
     REPROAUDIT_JUDGE_BASE_URL / _MODEL / _API_KEY.
+
+    A download or listing page that fails in a way that may pass (a reset, HTTP 408, 500,
+    502, 503 or 504, a reply or PDF cut short) is tried again --retries times, --backoff
+    seconds later and twice as long each next time, within the run; what still fails is
+    named by host, status and tries. A full disk stops the run and names the folder.
     """
 
 
@@ -114,6 +134,8 @@ def _options(kw: dict):
         arxiv_interval=kw["arxiv_interval"],
         venue_interval=kw["venue_interval"],
         max_wait=kw["max_wait"],
+        retries=kw["retries"],
+        backoff=kw["backoff"],
     )
     if kw.get("api_url"):
         hosts.update(api_url=kw["api_url"].rstrip("/"), site_url=kw["site_url"].rstrip("/"))
@@ -143,6 +165,11 @@ def _report(result, listing) -> None:
         f"(quote not in the text), {result.progress.dropped_invalid} invalid"
         + (f"; listing skipped {skipped}" if skipped else "")
     )
+    shown = sorted(result.failed.items())[:10]
+    for paper, why in shown:
+        click.echo(f"failed: {paper}: {why}", err=True)
+    if len(result.failed) > len(shown):
+        click.echo(f"... and {len(result.failed) - len(shown)} more failed", err=True)
     if result.stopped:
         click.echo(f"stopped: {result.stopped}", err=True)
     left = c["deferred"] + c["over_budget"] + c["failed"]

@@ -87,17 +87,18 @@ def review() -> None:
     help="Where judgements go [default: FOLDER/judgements.csv].",
 )
 @click.option("--port", type=int, default=8765, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True, help="Left/right shuffle.")
-def review_pairs_cmd(folder: Path, out: Path | None, port: int, seed: int) -> None:
+def review_pairs_cmd(folder: Path, out: Path | None, port: int) -> None:
     """Judge image pairs blind in the browser: FOLDER/a/ and FOLDER/b/ hold the images.
 
-    Serves on 127.0.0.1 only; each judgement is saved at once to a CSV beside the images.
+    Serves on 127.0.0.1 only. Sides and order are drawn afresh each session and never
+    served; each judgement is saved at once to a CSV beside the images, which records
+    which folder showed on which side (do not open it while judging).
     """
     import contextlib
 
     from ..review_pairs import Session, make_server
 
-    session = Session.open(folder, out, seed)
+    session = Session.open(folder, out)
     server = make_server(session, port)
     click.echo(
         f"{len(session.pairs)} pairs, {len(session.judgements)} judged; open "

@@ -18,7 +18,7 @@ from ..llm.endpoint import Endpoint
 from ..llm.halt import Halt
 from ..llm.settings import LlmSettings
 from ..problems import Problem
-from .http import Polite
+from .http import BACKOFF, RETRIES, Polite
 from .run import Options, Progress, Result, onboard
 from .sources import Listing, list_openreview, openreview_token, read_list
 
@@ -33,6 +33,8 @@ class Hosts:
     arxiv_interval: float = 3.0
     venue_interval: float = 1.0
     max_wait: float = 120.0
+    retries: int = RETRIES  # tries after the first for a reset, a 5xx or a cut reply
+    backoff: float = BACKOFF  # seconds before the first retry, doubled each time
 
 
 def _polite(hosts: Hosts, halt: Halt) -> Polite:
@@ -47,6 +49,8 @@ def _polite(hosts: Hosts, halt: Halt) -> Polite:
         default_interval=hosts.venue_interval,
         max_wait=hosts.max_wait,
         halt=halt,
+        retries=hosts.retries,
+        backoff=hosts.backoff,
     )
 
 

@@ -11,6 +11,7 @@ here without importing either (``fetch`` fills it).
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -19,6 +20,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from .. import fsutil
+from ..errors import StorageError, storage_error
 from ..models import PaperMeta
 from .sources import PaperRecord
 
@@ -37,10 +39,30 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def storage_failure(exc: BaseException, path: Path, folder: Path, kind: str) -> StorageError:
+    """``exc`` (a full disk, a read-only folder...) as a message naming ``path`` and a hint
+    naming the ``folder`` that cannot take it; any other error is re-raised as it is."""
+    found = storage_error(exc)
+    if found is None:
+        raise exc
+    if getattr(exc, "errno", None) in (errno.ENOSPC, errno.EDQUOT):
+        hint = f"the disk that holds the {kind} {folder} is full: free space there"
+    else:
+        hint = f"the {kind} {folder} cannot be written ({found.why})"
+    if kind == "cache folder":
+        hint += ", or pass --cache DIR on another disk"
+    hint += "; what this run finished is kept, and the next run goes on from there"
+    return StorageError(str(path), found.why, hint)
+
+
 def atomic_write(path: Path, data: str | bytes) -> None:
     """The house writer without fsync: a cache entry is whole or absent after a kill,
-    and one lost to a power cut is fetched again (the paper files themselves are fsynced)."""
-    fsutil.atomic_write(path, data, fsync=False)
+    and one lost to a power cut is fetched again (the paper files themselves are fsynced).
+    A full or read-only cache disk is a ``StorageError`` naming the cache's folder."""
+    try:
+        fsutil.atomic_write(path, data, fsync=False)
+    except OSError as exc:
+        raise storage_failure(exc, path, path.parent, "cache folder") from None
 
 
 class TextCache:

@@ -9,22 +9,29 @@ venue's PDF otherwise or when arXiv has no file. A URL fetched before costs no
 request; with ``refresh`` it costs one conditional request (``If-None-Match`` /
 ``If-Modified-Since``), and a 304 or a body with a known hash costs no
 re-extraction. Every file is written whole (temp file, then rename).
+
+A reset, a 5xx or a cut reply is tried again inside the run by the HTTP helper
+(``http``), a PDF without its ``%%EOF`` marker too (a reply cut short that the
+connection did not notice); what still fails is reported by host, status and
+tries, and the next source is tried.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import httpx
 
 from ..errors import InputError
 from ..extract import TEXT_BUDGET, read_paper_text
 from .cache import TextCache, atomic_write, sha256, sources_of
-from .http import Polite, TooLarge
+from .http import Polite, TooLarge, Unavailable, describe
 from .sources import PaperRecord
 
 MAX_PDF_BYTES = 64 * 1024 * 1024
+EOF_WINDOW = 2048  # a PDF ends with %%EOF within its last bytes (readers look there)
 
 
 class FetchError(Exception):
@@ -39,6 +46,19 @@ class PaperText:
     url: str
     requests: int  # HTTP requests this fetch sent (0: all from the cache)
     extracted: bool  # True when the PDF reader ran (a PDF never seen before)
+
+
+def pdf_cut_short(body: bytes) -> str | None:
+    """How a downloaded PDF is incomplete (no ``%%EOF`` at its end), or None."""
+    if body.startswith(b"%PDF-") and b"%%EOF" not in body[-EOF_WINDOW:]:
+        return f"truncated PDF ({len(body):,} bytes, no %%EOF at its end)"
+    return None
+
+
+def _where(url: str) -> str:
+    """A template that names the host and the request: "arxiv.org answered {} to GET /pdf/x"."""
+    parts = urlsplit(url)
+    return f"{parts.netloc} answered {{}} to GET {parts.path or '/'}"
 
 
 def store_pdf(cache: TextCache, data: bytes) -> tuple[str, str, bool]:
@@ -76,14 +96,16 @@ def fetch_text(
             if info.get("last_modified"):
                 headers["If-Modified-Since"] = info["last_modified"]
         try:
-            status, reply_headers, body = http.download(url, headers, MAX_PDF_BYTES)
-        except TooLarge as exc:
+            status, reply_headers, body = http.download(
+                url, headers, MAX_PDF_BYTES, complete=pdf_cut_short
+            )
+        except (TooLarge, Unavailable) as exc:  # every try failed: the next source
             requests += http.last_attempts
-            failures.append(str(exc))
+            failures.append(str(exc).splitlines()[0])
             continue
-        except httpx.HTTPError as exc:  # refused, reset, timed out: try the next source
+        except httpx.HTTPError as exc:  # a bad URL, too many redirects: the next source
             requests += http.last_attempts
-            failures.append(f"{url}: {type(exc).__name__}")
+            failures.append(f"{urlsplit(url).netloc}: {describe(exc)} on GET {url}")
             continue
         requests += http.last_attempts
         if status == 304 and known and info:
@@ -91,10 +113,10 @@ def fetch_text(
                 cache.read_text(known) or "", known, info["pdf_sha256"], url, requests, False
             )
         if status != 200:
-            failures.append(f"{url}: HTTP {status}")
+            failures.append(_where(url).format(f"HTTP {status}"))
             continue
         if not body.startswith(b"%PDF-"):
-            failures.append(f"{url}: not a PDF")
+            failures.append(_where(url).format("something that is not a PDF"))
             continue
         try:
             pdf_sha, text_sha, extracted = store_pdf(cache, body)

@@ -8,7 +8,9 @@ prompt, and the file is written whole (``write``). Papers run concurrently
 (``concurrency`` workers; the hosts' own spacing still applies), within a token
 ``budget``; an interrupt stops new work at once and leaves only whole files. A
 paper that could not be done this time (rate limit, budget, endpoint down) is
-left for the next run, which picks up exactly there.
+left for the next run, which picks up exactly there. A failed download is tried
+again inside the run (``http``); a full cache or repository disk stops the run
+with a message naming the folder (``cache.storage_failure``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 from typing import IO
 
 from .. import layout
-from ..errors import InputError
+from ..errors import InputError, StorageError
 from ..llm.endpoint import Endpoint
 from ..llm.halt import Halt
 from ..problems import Problem
@@ -125,6 +127,7 @@ class Result:
     written: list[Path]
     problems: list[Problem]
     stopped: str | None = None
+    failed: dict[str, str] = field(default_factory=dict)  # paper id -> what failed
 
 
 def _duplicates(
@@ -216,9 +219,13 @@ def onboard(
             progress.add("deferred", worked=True)
             return
         except FetchError as exc:
-            journal.record(record.id, "failed", why=f"no text: {exc}")
+            result.failed[record.id] = why = f"no text: {exc}"
+            journal.record(record.id, "failed", why=why)
             progress.add("failed", worked=True)
             return
+        except StorageError as exc:  # a full cache disk: every next paper would fail alike
+            halt.cancel(str(exc).splitlines()[0])
+            raise
         before = existing.review or {}
         model_requests = tokens = no_quote = invalid = 0
         if (
@@ -238,9 +245,8 @@ def onboard(
             model_requests, tokens = draft.requests, draft.tokens
             no_quote, invalid = draft.dropped_quote, draft.dropped_invalid
             if draft.failures:
-                journal.record(
-                    record.id, "failed", why="; ".join(draft.failures)[:300], tokens=tokens
-                )
+                result.failed[record.id] = why = "; ".join(draft.failures)[:300]
+                journal.record(record.id, "failed", why=why, tokens=tokens)
                 progress.add("failed", worked=True, model=model_requests, tokens=tokens)
                 return
             claims, dropped = draft.claims, no_quote + invalid

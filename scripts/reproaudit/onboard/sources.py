@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -26,7 +27,7 @@ from ..boundedjson import loads
 from ..errors import InputError, SettingError
 from ..models import ID_PATTERN, check_one_line
 from ..problems import Problem
-from .http import Polite
+from .http import Polite, Unavailable, describe
 
 MAX_LIST_BYTES = 64 * 1024 * 1024
 MAX_ABSTRACT = 10_000
@@ -361,8 +362,10 @@ def openreview_token(api_url: str, http: Polite, env: dict[str, str] | None = No
         return None
     try:
         response = http.request("POST", f"{api_url}/login", json={"id": user, "password": password})
+    except Unavailable as exc:
+        raise SettingError(f"cannot log in to OpenReview: {exc}", _LATER) from None
     except httpx.HTTPError as exc:
-        raise SettingError(f"cannot reach OpenReview at {api_url}: {type(exc).__name__}") from None
+        raise SettingError(f"cannot reach OpenReview at {api_url}: {describe(exc)}") from None
     if response.status_code != 200:
         raise SettingError(
             f"OpenReview login failed (HTTP {response.status_code}) for OPENREVIEW_USERNAME",
@@ -372,6 +375,22 @@ def openreview_token(api_url: str, http: Polite, env: dict[str, str] | None = No
         return str(loads(response.content)["token"])
     except (ValueError, KeyError, TypeError):
         raise SettingError("OpenReview login answered without a token") from None
+
+
+_LATER = (
+    "the server or the network failed, not the venue id; run the same command again later "
+    "(nothing was written)"
+)
+_ACCOUNT = (
+    "the venue needs an account: set OPENREVIEW_TOKEN, or OPENREVIEW_USERNAME and "
+    "OPENREVIEW_PASSWORD"
+)
+_STATUS_HINTS = {
+    400: "check the venue id (e.g. ICLR.cc/2025/Conference) and --api-url",
+    401: _ACCOUNT,
+    403: _ACCOUNT,
+    404: "check --api-url: it should be OpenReview API v2 (https://api2.openreview.net)",
+}
 
 
 def _value(content: dict[str, Any], key: str) -> Any:
@@ -433,19 +452,25 @@ def list_openreview(
     requests = 0
     for page in range(MAX_PAGES):
         params = {"content.venueid": venue_id, "limit": page_size, "offset": page * page_size}
+        where = f"(content.venueid={venue_id}, offset {page * page_size})"
         try:
             response = http.request("GET", f"{api_url}/notes", params=params, headers=headers)
+        except Unavailable as exc:
+            raise SettingError(f"cannot list the venue's papers: {exc} {where}", _LATER) from None
         except httpx.HTTPError as exc:
             raise SettingError(
-                f"cannot reach OpenReview at {api_url}: {type(exc).__name__}",
+                f"cannot reach OpenReview at {api_url}: {describe(exc)}",
                 "check --api-url and the network; nothing was written",
             ) from None
         requests += http.last_attempts
         if response.status_code != 200:
             raise SettingError(
-                f"OpenReview answered HTTP {response.status_code} to GET {api_url}/notes "
-                f"(content.venueid={venue_id}, offset {page * page_size})",
-                "check the venue id (e.g. ICLR.cc/2025/Conference) and --api-url",
+                f"OpenReview ({urlsplit(api_url).netloc}) answered HTTP {response.status_code} "
+                f"to GET /notes {where}",
+                _STATUS_HINTS.get(
+                    response.status_code, _LATER if response.status_code >= 500 else None
+                )
+                or _STATUS_HINTS[400],
             )
         try:
             doc = loads(response.content, max_chars=LISTING_CHARS)

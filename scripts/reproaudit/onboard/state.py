@@ -10,6 +10,7 @@ or failed, which files a run wrote. A lock file keeps two runs off one venue.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import threading
@@ -18,6 +19,7 @@ from typing import Any
 
 from ..errors import ReproauditError
 from ..fsutil import output_folder
+from .cache import storage_failure
 
 
 class Journal:
@@ -25,7 +27,11 @@ class Journal:
         self.path = Path(path)
         output_folder(self.path.parent)  # the cache folder: never /dev/null or a file
         self._lock = threading.Lock()
-        self._lockfile = open(self.path.with_suffix(".lock"), "a+")  # noqa: SIM115 (held for the run)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._lockfile = open(self.path.with_suffix(".lock"), "a+")  # noqa: SIM115 (held for the run)
+        except OSError as exc:
+            raise storage_failure(exc, self.path, self.path.parent, "cache folder") from None
         try:
             fcntl.flock(self._lockfile, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -35,14 +41,22 @@ class Journal:
                 f"({self.path.with_suffix('.lock')})",
                 "wait for it to finish; two runs would draft the same papers twice",
             ) from None
-        self._out = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+        try:
+            self._out = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+        except OSError as exc:
+            self._lockfile.close()
+            raise storage_failure(exc, self.path, self.path.parent, "cache folder") from None
 
     def record(self, paper: str, status: str, **extra: Any) -> None:
         line = json.dumps({"paper": paper, "status": status, **extra}, sort_keys=True)
         with self._lock:
-            self._out.write(line + "\n")
-            self._out.flush()  # in the kernel's hands: a kill cannot lose it
+            try:
+                self._out.write(line + "\n")
+                self._out.flush()  # in the kernel's hands: a kill cannot lose it
+            except OSError as exc:
+                raise storage_failure(exc, self.path, self.path.parent, "cache folder") from None
 
     def close(self) -> None:
-        self._out.close()
+        with contextlib.suppress(OSError):  # a line a full disk refused is lost with it
+            self._out.close()
         self._lockfile.close()

@@ -22,6 +22,7 @@ import yaml
 from ..fsutil import atomic_write
 from ..loader import parse_yaml, to_model
 from ..models import PaperFile
+from .cache import storage_failure
 from .sources import PaperRecord
 
 FORMAT_VERSION = 1  # of what onboard writes; a new one redrafts nothing, it rewrites metadata
@@ -145,6 +146,8 @@ def write_paper(path: Path, text: str, *, replace: bool) -> bool:
         atomic_write(path, text, overwrite=replace)
     except FileExistsError:
         return False
+    except OSError as exc:  # a full disk names the venue's folder
+        raise storage_failure(exc, path, path.parent, "folder") from None
     return True
 
 
