@@ -66,6 +66,7 @@ ALLOWED_CALLS = {
     "args.out.write_text",
     "json.dumps",
     "main",
+    "measured",
 }
 
 
@@ -78,8 +79,8 @@ def test_reproduce_py_keeps_hostile_values_in_string_literals(text: str) -> None
     source = render("reproduce.py.j2", paper=hostile_paper(text), logbook_id=text)
     tree = ast.parse(source)
     kinds = [type(node).__name__ for node in tree.body]
-    module = ["Expr", "Import", "Import", "ImportFrom", "Assign", "Assign", "FunctionDef", "If"]
-    assert kinds == module
+    module = ["Expr", "Import", "Import", "ImportFrom", "Assign", "Assign"]
+    assert kinds == [*module, "FunctionDef", "FunctionDef", "If"]
     assert call_names(tree) == ALLOWED_CALLS  # no __import__, no os.system
     constants = {
         node.targets[0].id: ast.literal_eval(node.value)
@@ -87,8 +88,20 @@ def test_reproduce_py_keeps_hostile_values_in_string_literals(text: str) -> None
         if isinstance(node, ast.Assign)
     }
     assert constants == {"PAPER": text, "TITLE": text}  # read back exactly
-    outputs = next(n for n in ast.walk(tree) if isinstance(n, ast.Dict))
-    assert [ast.literal_eval(k) for k in outputs.keys] == ["C1", text]
+    outputs = next(
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "outputs"
+    )
+    assert isinstance(outputs, ast.Dict)
+    assert [ast.literal_eval(k) for k in outputs.keys if k] == ["C1", text]
+    # each claim's number is written with its own unit and per (issue 28)
+    for entry in outputs.values:
+        assert isinstance(entry, ast.Dict)
+        calls = [v for v in entry.values if isinstance(v, ast.Call)]
+        assert [ast.unparse(c.func) for c in calls] == ["measured"]
+        assert [ast.literal_eval(a) for a in calls[0].args] == [None, text]
+        assert [(k.arg, ast.literal_eval(k.value)) for k in calls[0].keywords] == [("per", text)]
     for line in source.splitlines():  # comments stay one printable line each
         if line.lstrip().startswith("#"):
             assert line.isprintable()
