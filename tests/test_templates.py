@@ -287,3 +287,43 @@ def test_every_value_in_a_template_goes_through_an_escaping_filter(name: str) ->
         and not (isinstance(expr, nodes.Filter) and expr.name in SAFE_FILTERS)
     ]
     assert unfiltered == [], f"{name}: values without an escaping filter: {unfiltered}"
+
+
+def test_the_starter_writes_numbers_the_judge_reads_with_their_units(tmp_path: Path) -> None:
+    """Issue 28: the starter's outputs carry each number's unit, per and scale, and the judge
+    reads them so (a number filled in, the script run, its outputs judged)."""
+    from reproaudit.judge.rules import Rerun, judge_claim
+    from reproaudit.models import Result
+
+    claims = [
+        {"id": "C1", "statement": "Fast.", "anchor": "T1", "kind": "efficiency",
+         "target": {"metric": "t", "form": "at_most", "value": 52, "unit": "ms",
+                    "per": "trajectory", "tolerance": {"rel": 0.1}}},
+        {"id": "C2", "statement": "Accurate.", "anchor": "T2", "kind": "empirical",
+         "target": {"metric": "acc", "form": "at_least", "value": 0.9,
+                    "scale": {"n_test": 20000}}},
+    ]  # fmt: skip
+    paper = PaperFile.model_validate(
+        {"paper": {"id": "Hx01", "title": "T", "venue": "V"}, "claims_version": 1, "claims": claims}
+    )
+    script = render("reproduce.py.j2", paper=paper, logbook_id="a-1")
+    script = script.replace("measured(None, 'ms'", "measured(40.0, 'ms'", 1)
+    script = script.replace(
+        "measured(None, 'dimensionless', at={'n_test': None}",
+        "measured(0.93, 'dimensionless', at={'n_test': 100}",
+        1,
+    )
+    (tmp_path / "reproduce.py").write_text(script)
+    out = tmp_path / "results" / "metrics.json"
+    subprocess.run([sys.executable, "reproduce.py", "--out", str(out)], cwd=tmp_path, check=True)
+    outputs = json.loads(out.read_text())
+    assert outputs["C1"]["t"] == {"value": 40.0, "unit": "ms", "per": "trajectory"}
+    rerun = Rerun("passed", outputs)
+    for claim, want in zip(paper.claims, [("verified", []), ("toy", ["scale_short"])], strict=True):
+        metric = claim.target.metric
+        result = Result.model_validate(
+            {"claim": claim.id, "setup": "full",
+             "measurements": [{"metric": metric, "source": f"outputs:/{claim.id}/{metric}"}]}
+        )  # fmt: skip
+        j = judge_claim(claim, result, rerun)
+        assert (j.verdict, j.flags) == want, j.evidence
