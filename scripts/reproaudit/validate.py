@@ -29,7 +29,7 @@ from .pathrule import disk_problems
 from .problems import Problem
 from .repo import Corpus, corpus_of, paused_gc
 from .reproduce.confine import clean_logbook_path, inside
-from .scales import scale_of
+from .units import scale_of
 
 MAX_WRITEUP_BYTES = 256 * 1024
 MAX_CODE_FILE_BYTES = 1024 * 1024

@@ -27,7 +27,7 @@ from ..llm.endpoint import Endpoint
 from ..llm.halt import Halt
 from ..llm.settings import truncate
 from ..models import Claim
-from ..scales import scale_of
+from ..units import scale_of
 
 PROMPT_VERSION = 2
 ATTEMPTS = 3
