@@ -109,6 +109,7 @@ _PATTERNS = {
     M.LOGBOOK_ID_PATTERN: "logbook id",
     M.CLAIM_ID_PATTERN: "claim id",
     M.GITHUB_PATTERN: "GitHub handle",
+    M.SCALE_NAME_PATTERN: "scale name",
     SOURCE_PATTERN: "outputs:<JSON pointer>",
 }
 _SCALARS = {str: "text", int: "integer", float: "number", bool: "true or false"}
