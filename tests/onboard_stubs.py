@@ -123,7 +123,7 @@ def paper_lines(paper_id: str, version: int = 1) -> list[str]:
     return [
         f"Paper {paper_id} (version {version}): a study of fast sampling.",
         "We study one-step sampling for diffusion models in this work.",
-        f"Our sampler reaches an accuracy of {90 + version}.5 percent on the benchmark.",
+        f"Our sampler reaches an accuracy of {90 + version}.5 percent on 20,000 test images.",
         "Sampling is 8 times faster than the teacher model on one GPU.",
         f"The code is available at https://github.com/lab/{paper_id.lower()}",
         "We thank the reviewers for their comments and suggestions.",

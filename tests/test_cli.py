@@ -53,7 +53,10 @@ def test_new_paper_and_logbook_validate_as_written(tmp_path: Path) -> None:
     subprocess.run(
         [sys.executable, "reproduce.py", "--out", "results/metrics.json"], cwd=code, check=True
     )
-    assert json.loads((code / "results/metrics.json").read_text()) == {"C1": {}}
+    # each claim's number with its unit, to be filled in (a None is judged missing_outputs)
+    assert json.loads((code / "results/metrics.json").read_text()) == {
+        "C1": {"accuracy": {"value": None, "unit": "dimensionless"}}
+    }
 
 
 def test_new_never_overwrites(tmp_path: Path) -> None:

@@ -343,3 +343,42 @@ def test_without_git_or_change_times_natural_order_decides(tmp_path: Path) -> No
     os.utime(tmp_path / "logbooks/P1/alice-9.yaml", (later, later))
     # no git here: a working copy's file time is its last change
     assert claim_fold_of(tmp_path) == "verified"
+
+
+def test_a_claim_verified_only_within_the_tested_range_says_so_in_the_folds() -> None:
+    """Rule 5 (rules version 4): every counted verified of the claim holds within the range
+    tested; one that held over the whole range makes the fold plain verified."""
+    verdicts = rows(
+        ("P1", "a-1", "alice", 1, "C1", "verified"),
+        ("P1", "b-1", "bob", 1, "C1", "verified"),
+        ("P1", "a-1", "alice", 1, "C2", "verified"),
+        ("P2", "c-1", "carol", 1, "C1", "verified"),
+        ("P2", "d-1", "dan", 1, "C1", "falsified"),
+    )
+    verdicts["within_tested_range"] = [True, True, False, True, False]
+    claims, papers = fold(verdicts, no_reviews())
+    within = {
+        (p, c): bool(w) for p, c, w in claims[["paper", "claim", "within_tested_range"]].values
+    }
+    assert within == {("P1", "C1"): True, ("P1", "C2"): False, ("P2", "C1"): False}  # contested
+    assert dict(zip(papers["paper"], papers["within_tested_range"], strict=True)) == {
+        "P1": 1,
+        "P2": 0,
+    }
+    table = stats(claims, papers)
+    assert table["within_tested_range"] == {"claims": 1, "fully_reproduced": 1}
+    from reproaudit.fold import format_stats
+
+    text = format_stats(table)
+    assert "    of which within the tested range only: 1" in text
+    assert "Claims: 0 contested, 2 verified (1 within the tested range only)" in format_stats(
+        stats(*fold(verdicts[verdicts["paper"] == "P1"], no_reviews()))
+    )
+    verdicts.loc[1, "within_tested_range"] = False  # bob's held over the whole range
+    claims, _ = fold(verdicts, no_reviews())
+    assert not claims["within_tested_range"].any()
+    # without the column (older callers) nothing is within the tested range
+    claims, papers = fold(verdicts.drop(columns="within_tested_range"), no_reviews())
+    assert not claims["within_tested_range"].any() and stats(claims, papers)[
+        "within_tested_range"
+    ] == {"claims": 0, "fully_reproduced": 0}

@@ -204,3 +204,37 @@ def test_check_points_a_missing_module_to_requirements(repo: Path) -> None:
         "requirements file in the logbook's folder and name that file in "
         "reproduce.requirements; it is installed before the run, which has no network" in flat
     )
+
+
+def test_flags_a_contributor_can_fix_fail_the_report_and_are_named() -> None:
+    """Rules version 4: `check` and the report end status=ok only without them; a declared
+    reduced setup expects a short sweep, a small evaluation and other hardware, not units."""
+    from reproaudit.hints import fixable
+    from reproaudit.report.artifact import ArtifactVerdict
+    from reproaudit.report.model import build_report, outcome_sentence
+
+    assert fixable(["short_horizon", "self_assessment_disagrees"]) == ["short_horizon"]
+    assert fixable(["toy_setup", "short_horizon", "scale_short", "hardware_mismatch"]) == []
+    assert fixable(["toy_setup", "unit_mismatch", "scale_suspect"]) == [
+        "unit_mismatch",
+        "scale_suspect",
+    ]
+    assert fixable(["not_rerun", "rerun_mismatch", "growth_detected", "not_addressed"]) == []
+    verdict = ArtifactVerdict.model_validate(
+        {
+            "paper": "P",
+            "logbook": "a-1",
+            "claims": [
+                {"claim": "C1", "verdict": "inconclusive", "flags": ["unit_mismatch"]},
+                {"claim": "C2", "verdict": "toy", "flags": ["toy_setup", "short_horizon"]},
+                {"claim": "C3", "verdict": "verified"},
+            ],
+        }
+    )
+    report = build_report(pr=None, head_sha="0" * 40, files=[], problems=[], verdicts=[verdict])
+    assert (report.ok, report.status) == (False, "fail")
+    assert outcome_sentence(report).startswith(
+        "Valid, but 1 claim carries a flag you can fix (C1: unit_mismatch) at `000000000000`"
+    )
+    calm = verdict.model_copy(update={"claims": verdict.claims[1:]})
+    assert build_report(pr=None, head_sha="0" * 40, files=[], problems=[], verdicts=[calm]).ok

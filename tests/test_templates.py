@@ -66,6 +66,7 @@ ALLOWED_CALLS = {
     "args.out.write_text",
     "json.dumps",
     "main",
+    "measured",
 }
 
 
@@ -78,8 +79,8 @@ def test_reproduce_py_keeps_hostile_values_in_string_literals(text: str) -> None
     source = render("reproduce.py.j2", paper=hostile_paper(text), logbook_id=text)
     tree = ast.parse(source)
     kinds = [type(node).__name__ for node in tree.body]
-    module = ["Expr", "Import", "Import", "ImportFrom", "Assign", "Assign", "FunctionDef", "If"]
-    assert kinds == module
+    module = ["Expr", "Import", "Import", "ImportFrom", "Assign", "Assign"]
+    assert kinds == [*module, "FunctionDef", "FunctionDef", "If"]
     assert call_names(tree) == ALLOWED_CALLS  # no __import__, no os.system
     constants = {
         node.targets[0].id: ast.literal_eval(node.value)
@@ -87,8 +88,20 @@ def test_reproduce_py_keeps_hostile_values_in_string_literals(text: str) -> None
         if isinstance(node, ast.Assign)
     }
     assert constants == {"PAPER": text, "TITLE": text}  # read back exactly
-    outputs = next(n for n in ast.walk(tree) if isinstance(n, ast.Dict))
-    assert [ast.literal_eval(k) for k in outputs.keys] == ["C1", text]
+    outputs = next(
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "outputs"
+    )
+    assert isinstance(outputs, ast.Dict)
+    assert [ast.literal_eval(k) for k in outputs.keys if k] == ["C1", text]
+    # each claim's number is written with its own unit and per (issue 28)
+    for entry in outputs.values:
+        assert isinstance(entry, ast.Dict)
+        calls = [v for v in entry.values if isinstance(v, ast.Call)]
+        assert [ast.unparse(c.func) for c in calls] == ["measured"]
+        assert [ast.literal_eval(a) for a in calls[0].args] == [None, text]
+        assert [(k.arg, ast.literal_eval(k.value)) for k in calls[0].keywords] == [("per", text)]
     for line in source.splitlines():  # comments stay one printable line each
         if line.lstrip().startswith("#"):
             assert line.isprintable()
@@ -274,3 +287,43 @@ def test_every_value_in_a_template_goes_through_an_escaping_filter(name: str) ->
         and not (isinstance(expr, nodes.Filter) and expr.name in SAFE_FILTERS)
     ]
     assert unfiltered == [], f"{name}: values without an escaping filter: {unfiltered}"
+
+
+def test_the_starter_writes_numbers_the_judge_reads_with_their_units(tmp_path: Path) -> None:
+    """Issue 28: the starter's outputs carry each number's unit, per and scale, and the judge
+    reads them so (a number filled in, the script run, its outputs judged)."""
+    from reproaudit.judge.rules import Rerun, judge_claim
+    from reproaudit.models import Result
+
+    claims = [
+        {"id": "C1", "statement": "Fast.", "anchor": "T1", "kind": "efficiency",
+         "target": {"metric": "t", "form": "at_most", "value": 52, "unit": "ms",
+                    "per": "trajectory", "tolerance": {"rel": 0.1}}},
+        {"id": "C2", "statement": "Accurate.", "anchor": "T2", "kind": "empirical",
+         "target": {"metric": "acc", "form": "at_least", "value": 0.9,
+                    "scale": {"n_test": 20000}}},
+    ]  # fmt: skip
+    paper = PaperFile.model_validate(
+        {"paper": {"id": "Hx01", "title": "T", "venue": "V"}, "claims_version": 1, "claims": claims}
+    )
+    script = render("reproduce.py.j2", paper=paper, logbook_id="a-1")
+    script = script.replace("measured(None, 'ms'", "measured(40.0, 'ms'", 1)
+    script = script.replace(
+        "measured(None, 'dimensionless', at={'n_test': None}",
+        "measured(0.93, 'dimensionless', at={'n_test': 100}",
+        1,
+    )
+    (tmp_path / "reproduce.py").write_text(script)
+    out = tmp_path / "results" / "metrics.json"
+    subprocess.run([sys.executable, "reproduce.py", "--out", str(out)], cwd=tmp_path, check=True)
+    outputs = json.loads(out.read_text())
+    assert outputs["C1"]["t"] == {"value": 40.0, "unit": "ms", "per": "trajectory"}
+    rerun = Rerun("passed", outputs)
+    for claim, want in zip(paper.claims, [("verified", []), ("toy", ["scale_short"])], strict=True):
+        metric = claim.target.metric
+        result = Result.model_validate(
+            {"claim": claim.id, "setup": "full",
+             "measurements": [{"metric": metric, "source": f"outputs:/{claim.id}/{metric}"}]}
+        )  # fmt: skip
+        j = judge_claim(claim, result, rerun)
+        assert (j.verdict, j.flags) == want, j.evidence

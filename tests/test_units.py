@@ -94,3 +94,20 @@ def test_folded_units_still_convert() -> None:
 def test_irregular_plural_count_units_parse() -> None:
     assert parse_unit("trajectories / s") == parse_unit("trajectory / s")
     assert parse_unit("queries") == parse_unit("query")
+
+
+@pytest.mark.parametrize(
+    ("text", "sizes"),
+    [
+        ("91.2% accuracy on 20,000 test images", {"n_test": 20000.0}),
+        ("on the 10k held-out samples", {"n_test": 10000.0}),
+        ("a test set of 5000 sentences", {"n_test": 5000.0}),
+        ("trained on 1.2M training examples for 100k steps", {"n_train": 1.2e6, "steps": 1e5}),
+        ("4,096 tokens per batch with 64 experts", {}),  # no evaluation size
+        ("8 times faster on one A100", {}),
+    ],
+)
+def test_the_sizes_an_evaluations_words_name(text: str, sizes: dict[str, float]) -> None:
+    from reproaudit.units import scale_of
+
+    assert scale_of(text) == sizes

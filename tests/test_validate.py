@@ -187,6 +187,22 @@ def test_changed_from_an_unknown_ref(git_repo: Path) -> None:
         )
 
 
+def test_a_claim_naming_its_evaluations_size_should_state_its_scale(mini_repo: Path) -> None:
+    """Rules version 4 compares target.scale with the re-run's; a size left out is not."""
+    paper = mini_repo / "claims/testconf/Tq7mV2pLx0.yaml"
+    statement = "on the held-out split."
+    paper.write_text(paper.read_text().replace(statement, "on 20,000 held-out examples."))
+    problems = [p for p in validate_repo(mini_repo).problems if p.code == "scale_unstated"]
+    assert [(p.line, p.field, p.is_error) for p in problems] == [(16, "claims[0].target", False)]
+    assert problems[0].message.startswith("the statement names the evaluation's size (n_test: ")
+    assert problems[0].hint == "add it to the target: scale: {n_test: 20000}"
+    target = "tolerance: {abs: 0.01}\n"
+    paper.write_text(
+        paper.read_text().replace(target, target + "      scale: {n_test: 20000}\n", 1)
+    )
+    assert "scale_unstated" not in codes(mini_repo)
+
+
 def test_an_efficiency_claim_naming_a_gpu_should_state_its_hardware(mini_repo: Path) -> None:
     paper = mini_repo / "claims/testconf/Tq7mV2pLx0.yaml"
     text = paper.read_text()

@@ -23,13 +23,19 @@ from . import layout
 from . import problems as P
 from .autorerun import plan_for
 from .gitrun import git_or_none
-from .hints import empty_claims, logbook_hints, rerun_hints
+from .hints import (
+    bare_number_hints,
+    empty_claims,
+    logbook_hints,
+    rerun_hints,
+    rerun_sweep_hints,
+)
 from .judge.run import judge_in_memory
 from .layout import OUTPUTS_JSON
 from .loader import field_path
 from .logbook_arg import resolve_logbook
 from .models import Logbook, parse_duration
-from .pointers import explain_missing
+from .pointers import PREFIX, explain_missing
 from .problems import Problem
 from .repo import Corpus
 from .report.artifact import ArtifactProblem, ArtifactVerdict, artifact_verdict
@@ -65,23 +71,29 @@ def head_of(repo: Path, paths: list[str]) -> tuple[str, bool]:
 
 
 def pointer_problems(corpus: Corpus, rel: str, book: Logbook, outputs: Any) -> list[Problem]:
-    """``source`` pointers that resolve to nothing in the re-run's outputs, with did-you-mean."""
+    """``source`` pointers (and ``at`` values that are pointers) that resolve to nothing in
+    the re-run's outputs, with did-you-mean."""
     path = corpus.by_rel[rel]
     doc = corpus.load(path, keep_doc=True).doc
     out = []
     for i, result in enumerate(book.results):
-        sources: list[tuple[tuple[str | int, ...], str | None]] = [
-            (("measurements", j), m.source) for j, m in enumerate(result.measurements)
-        ]
+        sources: list[tuple[tuple[str | int, ...], str | None]] = []
+        for j, m in enumerate(result.measurements):
+            sources.append((("measurements", j, "source"), m.source))
+            sources += [
+                (("measurements", j, "at", key), value)
+                for key, value in m.at.items()
+                if isinstance(value, str) and value.startswith(PREFIX)
+            ]
         if result.sweep is not None:
-            sources.append((("sweep",), result.sweep.source))
+            sources.append((("sweep", "source"), result.sweep.source))
         for where, source in sources:
             if source is None:
                 continue
             found = explain_missing(outputs, source)
             if found is None:
                 continue
-            loc = ("results", i, *where, "source")
+            loc = ("results", i, *where)
             line = doc.line_of(loc) if doc is not None else None
             out.append(Problem(P.POINTER_NOT_FOUND, rel, line, field_path(loc), *found))
     return out
@@ -151,6 +163,10 @@ def check_logbook(
                     outputs, why = read_outputs_json(outputs_file.read_bytes())
                     if why is None:
                         problems += pointer_problems(corpus, rel, book, outputs)
+                        if paper is not None:
+                            line_of = _line_of(corpus, rel)
+                            problems += rerun_sweep_hints(paper, book, rel, outputs, line_of)
+                            problems += bare_number_hints(paper, book, rel, outputs, line_of)
             verdict, judge_problems = judge_in_memory(
                 repo, paper_id, logbook_id, reruns=reruns if record else None, corpus=corpus
             )

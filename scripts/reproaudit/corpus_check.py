@@ -283,7 +283,7 @@ def _differs(verdict: VerdictFile, case, problem) -> list[Problem]:
                 continue
             field = next(
                 k
-                for k in ("verdict", "flags", "evidence", "votes")
+                for k in ("verdict", "flags", "evidence", "votes", "scope", "within_tested_range")
                 if written.get(k) != other.get(k)
             )
             return [

@@ -91,6 +91,10 @@ ALTERNATIVES: dict[tuple[str, str], Any] = {
     ("run", "host_error"): "python: Permission denied while exec'ing /usr/bin/python3.11 "
     "(marked executable: the machine refuses it)",
     ("paper", "claims[].regime.to"): 1024,
+    # a verdict's scope (rules version 4): a finite regime's end; a scale's entry by its name
+    ("verdict", "claims[].scope.regime.claimed.to"): 1024,
+    ("verdict", "claims[].scope.scale.tested"): 20000,
+    ("verdict", "claims[].scope.scale.claimed"): 20000,
 }
 
 _VALIDATORS = {
@@ -107,6 +111,7 @@ _PATTERNS = {
     M.LOGBOOK_ID_PATTERN: "logbook id",
     M.CLAIM_ID_PATTERN: "claim id",
     M.GITHUB_PATTERN: "GitHub handle",
+    M.SCALE_NAME_PATTERN: "scale name",
     SOURCE_PATTERN: "outputs:<JSON pointer>",
 }
 _SCALARS = {str: "text", int: "integer", float: "number", bool: "true or false"}
@@ -317,6 +322,14 @@ def _notes(kind: str) -> list[str]:
             "re-run's number there is the one judged; a typed `value` that disagrees beyond the "
             "tolerance is flagged `rerun_mismatch`; a pointer that leads nowhere is "
             "`missing_outputs` (the claim is then `inconclusive`).",
+            '- **Units travel with the numbers**: at a pointer the command may write `{"value": '
+            '140, "unit": "ms", "per": "batch of 50", "at": {"n_test": 100}}` (other keys are '
+            "ignored; a sweep's object may carry `unit`, `per` and `at` too), as the starter "
+            "`reproduce.py` of `reproaudit new logbook` does. Its own `unit` and `per` are the "
+            "ones judged: a logbook `unit` or `per` that says otherwise is `unit_mismatch`, "
+            "never trusted. Its `at` places the number on the regime's parameter and measures "
+            "the evaluation's scale (`target.scale`); an `at` value of the measurement may "
+            'also be a pointer, `at: {n_test: "outputs:/C1/n_test"}`.',
             "- **Rates and times** carry what they are `per`: `unit: ms, per: trajectory`, not "
             "`unit: ms / trajectory`. A different `per` from the claim's is `unit_mismatch` "
             "(`inconclusive`, never `falsified`).",
@@ -324,8 +337,9 @@ def _notes(kind: str) -> list[str]:
             "the same length, and/or `source` pointing at an object `{values: [...], measured: "
             "[...]}` the command wrote. A claim with a `regime` needs a sweep that reaches "
             "`regime.to`, or spans two orders of magnitude when `to` is null; a `bounded` claim "
-            "is falsified by growth in the sweep (`growth_detected`) or by a flat sweep above "
-            "the bound (`bound_exceeded`).",
+            "is falsified by growth in a sweep that covers the regime (`growth_detected`; on a "
+            "shorter sweep it is `toy` + `short_horizon`) or by a point above the bound "
+            "(`bound_exceeded`).",
             "- **`falsification`** states the case against a claim: `argument` (required) and "
             "`counterexample`. A maintainer reviews a falsification before it counts as "
             "confirmed.",
@@ -343,6 +357,15 @@ def _notes(kind: str) -> list[str]:
         return [
             "A claim with a `target` is checked by the rules judge before any LLM reads "
             "prose; `regime` says over which range of a parameter the claim holds "
-            "(`to: null`: for every value, an asymptotic claim).",
+            "(`to: null`: for every value, an asymptotic claim), and `target.scale` the size "
+            "of the evaluation the paper reports (`{n_test: 20000}`): a re-run on less is "
+            "`toy` at best (`scale_short`).",
+        ]
+    if kind == "verdict":
+        return [
+            "`scope` (rules version 4) records how far the judged numbers reached beside what "
+            "the claim says; a `verified` whose claim reaches past the range tested is "
+            '`within_tested_range: true`, and the site says "verified, within the tested range" '
+            '("held for k = 2..4096; claimed for all k >= 2").',
         ]
     return []

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from .fold import fold_all
+from .fold import WITHIN_COLUMN, fold_all
 from .fsutil import TEMP_SUFFIX, atomic_write, output_folder
 from .models import PaperFile
 from .records import load_tables
 from .repo import Corpus, as_corpus
 from .scratch import sweep
+from .site.words import tested_range
 
 COLUMNS = [
     "paper",
@@ -30,13 +31,17 @@ COLUMNS = [
     "anchor",
     "statement",
     "claim_fold",
+    "claim_within_tested_range",
     "paper_bucket",
+    "paper_within_tested_range",
     "logbook",
     "contributor",
     "verdict",
     "machine_verdict",
     "review",
     "flags",
+    "within_tested_range",
+    "tested_range",
     "evidence",
     "mode",
     "judged_at",
@@ -78,24 +83,38 @@ def export_frame(
         ],
         columns=["paper", "venue", "title", "area", "claim", "kind", "anchor", "statement"],
     )
-    verdict_cols = ["paper", "claim", *COLUMNS[COLUMNS.index("logbook") :]]
+    verdict_cols = ["paper", "claim", *COLUMNS[COLUMNS.index("logbook") :], "scope"]
     verdicts = rows.reindex(columns=verdict_cols)
     frame = claims.merge(verdicts, on=["paper", "claim"], how="left")
+    fold_names = {"fold": "claim_fold", WITHIN_COLUMN: "claim_within_tested_range"}
     folds = (
-        claim_folds[["paper", "claim", "fold"]].rename(columns={"fold": "claim_fold"})
+        claim_folds[["paper", "claim", *fold_names]].rename(columns=fold_names)
         if not claim_folds.empty
-        else pd.DataFrame(columns=["paper", "claim", "claim_fold"])
+        else pd.DataFrame(columns=["paper", "claim", *fold_names.values()])
     )
     frame = frame.merge(folds, on=["paper", "claim"], how="left")
+    bucket_names = {"bucket": "paper_bucket", WITHIN_COLUMN: "paper_within_tested_range"}
     buckets = (
-        paper_folds[["paper", "bucket"]].rename(columns={"bucket": "paper_bucket"})
+        paper_folds[["paper", *bucket_names]].rename(columns=bucket_names)
         if not paper_folds.empty
-        else pd.DataFrame(columns=["paper", "paper_bucket"])
+        else pd.DataFrame(columns=["paper", *bucket_names.values()])
     )
     frame = frame.merge(buckets, on="paper", how="left")
     frame["claim_fold"] = frame["claim_fold"].fillna("untested")
     frame["paper_bucket"] = frame["paper_bucket"].fillna("untested")
     frame["flags"] = frame["flags"].map(lambda f: ";".join(f) if isinstance(f, list) else "")
+    # rules version 4: a verified that holds only within the range tested, and that range
+    frame["within_tested_range"] = frame["within_tested_range"].eq(True) & frame["verdict"].eq(
+        "verified"
+    )
+    frame["tested_range"] = [
+        tested_range(scope) if within else ""
+        for scope, within in zip(frame["scope"], frame["within_tested_range"], strict=True)
+    ]
+    frame["claim_within_tested_range"] = frame["claim_within_tested_range"].eq(True)
+    frame["paper_within_tested_range"] = (
+        frame["paper_within_tested_range"].fillna(0).astype(int) > 0
+    )
     frame["counted"] = frame["counted"].astype("boolean")
     frame["judged_at"] = pd.to_datetime(frame["judged_at"], utc=True)
     for name in (
@@ -104,6 +123,7 @@ def export_frame(
         "verdict",
         "machine_verdict",
         "review",
+        "tested_range",
         "evidence",
         "mode",
     ):

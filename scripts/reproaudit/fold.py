@@ -18,6 +18,10 @@ The rules of DESIGN.md ("Folding verdicts"):
 4. Paper bucket over the claims with at least one verdict, first match wins:
    contested > fully reproduced > mixed > partial > falsified > toy only >
    inconclusive.
+5. Within the tested range (rules version 4): a claim folded ``verified`` whose
+   counted verified verdicts all hold only within the range tested (the verdict
+   rows' optional ``within_tested_range``) is ``within_tested_range``; a paper
+   counts such claims, and a "fully reproduced" paper with one says so.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ import pandas as pd
 VERDICT_COLUMNS = ["paper", "logbook", "contributor", "judged_at", "claim", "verdict"]
 # Optional: when each row's logbook last changed (git or file time), to break judged_at ties.
 CHANGED_COLUMN = "logbook_changed_at"
+# Optional: a verified row that holds only within the range tested (rule 5).
+WITHIN_COLUMN = "within_tested_range"
 REVIEW_COLUMNS = ["paper", "logbook", "claim", "kind", "stance", "at"]
 CLAIM_FOLDS = ["contested", "verified", "falsified", "toy", "inconclusive"]
 BUCKETS = [
@@ -118,7 +124,8 @@ def _natural_rank(logbooks: pd.Series) -> dict[str, int]:
 def fold_claims(verdicts: pd.DataFrame) -> pd.DataFrame:
     """One row per (paper, claim) with a verdict: vote counts and the claim's fold."""
     if verdicts.empty:
-        return pd.DataFrame(columns=["paper", "claim", *CLAIM_FOLDS[1:], "contributors", "fold"])
+        columns = ["paper", "claim", *CLAIM_FOLDS[1:], "contributors", "fold", WITHIN_COLUMN]
+        return pd.DataFrame(columns=columns)
     counts = (
         verdicts.groupby(["paper", "claim", "verdict"], sort=True)
         .size()
@@ -132,13 +139,30 @@ def fold_claims(verdicts: pd.DataFrame) -> pd.DataFrame:
     counts["fold"] = np.select(
         [v & f, v, f, t], ["contested", "verified", "falsified", "toy"], default="inconclusive"
     )
+    counts[WITHIN_COLUMN] = _within(verdicts, counts)
     return counts
+
+
+def _within(verdicts: pd.DataFrame, counts: pd.DataFrame) -> pd.Series:
+    """Rule 5: per claim fold, whether it is verified only within the range tested."""
+    if WITHIN_COLUMN not in verdicts.columns:
+        return pd.Series(False, index=counts.index)
+    verified = verdicts[verdicts["verdict"] == "verified"]
+    limited = (
+        verified[WITHIN_COLUMN]
+        .eq(True)  # NA and None: not limited
+        .groupby([verified["paper"], verified["claim"]])
+        .all()
+    )
+    keys = pd.MultiIndex.from_frame(counts[["paper", "claim"]])
+    found = limited.reindex(keys, fill_value=False).to_numpy(dtype=bool)
+    return pd.Series(found & (counts["fold"] == "verified").to_numpy(), index=counts.index)
 
 
 def fold_papers(claims: pd.DataFrame) -> pd.DataFrame:
     """One row per paper with at least one claim verdict: claim-fold counts and bucket."""
     if claims.empty:
-        return pd.DataFrame(columns=["paper", *CLAIM_FOLDS, "claims", "bucket"])
+        return pd.DataFrame(columns=["paper", *CLAIM_FOLDS, "claims", "bucket", WITHIN_COLUMN])
     per = (
         claims.groupby(["paper", "fold"], sort=True)
         .size()
@@ -155,6 +179,10 @@ def fold_papers(claims: pd.DataFrame) -> pd.DataFrame:
         ["contested", "fully_reproduced", "mixed", "partial", "falsified", "toy_only"],
         default="inconclusive",
     )
+    within = (
+        claims.groupby("paper", sort=True)[WITHIN_COLUMN].sum() if WITHIN_COLUMN in claims else None
+    )
+    per[WITHIN_COLUMN] = per["paper"].map(within).fillna(0).astype(int) if within is not None else 0
     return per
 
 
@@ -185,8 +213,15 @@ def _share(count: int, total: int) -> dict[str, Any]:
     return {"count": int(count), "percent": round(100.0 * count / total, 1) if total else 0.0}
 
 
-def stats_from_buckets(buckets: dict[str, int], claims: dict[str, int] | None = None) -> dict:
-    """The headline table from bucket counts (the shape `reproaudit stats --json` prints)."""
+def stats_from_buckets(
+    buckets: dict[str, int],
+    claims: dict[str, int] | None = None,
+    within: dict[str, int] | None = None,
+) -> dict:
+    """The headline table from bucket counts (the shape `reproaudit stats --json` prints).
+
+    ``within`` (rule 5): ``claims`` verified only within the tested range, and
+    ``fully_reproduced`` papers with at least one such claim."""
     counts = {b: int(buckets.get(b, 0)) for b in BUCKETS}
     judged = sum(counts.values())
     verified = counts["fully_reproduced"] + counts["mixed"] + counts["partial"]
@@ -197,11 +232,20 @@ def stats_from_buckets(buckets: dict[str, int], claims: dict[str, int] | None = 
         "at_least_one_verified": _share(verified, judged),
         "at_least_one_falsified_or_contested": _share(against, judged),
         "claims": {k: int((claims or {}).get(k, 0)) for k in CLAIM_FOLDS},
+        WITHIN_COLUMN: {k: int((within or {}).get(k, 0)) for k in ("claims", "fully_reproduced")},
     }
 
 
 def stats(claims: pd.DataFrame, papers: pd.DataFrame) -> dict:
-    return stats_from_buckets(_counts(papers, "bucket"), _counts(claims, "fold"))
+    within = {
+        "claims": int(claims[WITHIN_COLUMN].sum()) if WITHIN_COLUMN in claims else 0,
+        "fully_reproduced": int(
+            ((papers["bucket"] == "fully_reproduced") & (papers[WITHIN_COLUMN] > 0)).sum()
+        )
+        if WITHIN_COLUMN in papers and not papers.empty
+        else 0,
+    }
+    return stats_from_buckets(_counts(papers, "bucket"), _counts(claims, "fold"), within)
 
 
 def _counts(table: pd.DataFrame, column: str) -> dict[str, int]:
@@ -220,6 +264,9 @@ def format_stats(table: dict) -> str:
         lines.append(
             f"  {BUCKET_LABELS[key]:<{width}}  {share['count']:>6,}  {share['percent']:5.1f}%"
         )
+        limited = table.get(WITHIN_COLUMN, {}).get(key, 0)
+        if limited:
+            lines.append(f"    of which within the tested range only: {limited:,}")
     lines.append("")
     for key, label in (
         ("at_least_one_verified", "At least one claim verified"),
@@ -228,5 +275,9 @@ def format_stats(table: dict) -> str:
         share = table[key]
         lines.append(f"{label}: {share['count']:,} ({share['percent']:.1f}%)")
     claims = table["claims"]
-    lines.append("Claims: " + ", ".join(f"{claims[k]:,} {k}" for k in CLAIM_FOLDS))
+    limited = table.get(WITHIN_COLUMN, {}).get("claims", 0)
+    shown = {k: f"{claims[k]:,} {k}" for k in CLAIM_FOLDS}
+    if limited:
+        shown["verified"] += f" ({limited:,} within the tested range only)"
+    lines.append("Claims: " + ", ".join(shown[k] for k in CLAIM_FOLDS))
     return "\n".join(lines)

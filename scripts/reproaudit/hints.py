@@ -6,11 +6,14 @@ would otherwise surface only in a verdict's prose, after a pull request:
 - a claim measured per something (``per: trajectory``) and a measurement without ``per``;
 - a sweep over a parameter the claim's regime does not name (with a did-you-mean);
 - a sweep short of the regime (one message: its point count and range, and the regime's);
+- a sweep the re-run wrote that stops short of the regime (the same message);
 - a passed re-run that did not write ``reproduce.outputs``;
 - a re-run that stopped on ``ModuleNotFoundError`` (the package belongs in
   ``reproduce.requirements``).
 
 ``line_of`` maps a field path to its line in the file (the loader's document).
+``FIXABLE`` names the verdict flags a contributor can fix (units, scale, a short sweep,
+hardware): the report's status is ``fail`` while a claim carries one.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from . import problems as P
 from .loader import field_path
@@ -27,6 +31,31 @@ from .problems import Problem
 
 LineOf = Callable[[tuple], int | None]
 MODULE = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
+
+# Flags a contributor can fix before the pull request (rules version 4): while a claim
+# carries one, `check` and the report end status=fail and say which, with what to do.
+FIXABLE: dict[str, str] = {
+    "unit_mismatch": "make unit and per say what the code measured (when the re-run's outputs "
+    "carry a unit, leave them out or write the same)",
+    "scale_suspect": "check the number's unit and scale (a percentage typed as a fraction, "
+    "milliseconds labelled as microseconds)",
+    "scale_short": "evaluate at the claim's scale (target.scale) and write it beside the number "
+    'in the outputs: {"value": ..., "at": {"n_test": ...}}; if you cannot, say setup: reduced',
+    "short_horizon": "extend the sweep over the claim's regime (to regime.to, or two orders of "
+    "magnitude for a claim with no upper end, no gap over a decade); if you cannot, say "
+    "setup: reduced",
+    "hardware_mismatch": "set reproduce.hardware to the claim's target.hardware (a maintainer's "
+    "/reproduce runs it there); if you cannot, say setup: reduced",
+}
+# what a declared reduced or synthetic setup (toy_setup) expects: no failure for these
+DECLARED_TOY = frozenset({"scale_short", "short_horizon", "hardware_mismatch"})
+
+
+def fixable(flags: Iterable[str]) -> list[str]:
+    """The flags of one claim's verdict the contributor can fix, in ``FIXABLE``'s order."""
+    flags = set(flags)
+    toy = "toy_setup" in flags
+    return [f for f in FIXABLE if f in flags and not (toy and f in DECLARED_TOY)]
 
 
 def _num(value: float) -> str:
@@ -59,6 +88,61 @@ def logbook_hints(paper: PaperFile, book: Logbook, rel: str, line_of: LineOf) ->
                     )
         if result.sweep is not None and claim.regime is not None:
             out += _sweep_hints(claim, result.sweep, rel, line_of(("results", i, "sweep")), i)
+    return out
+
+
+def bare_number_hints(
+    paper: PaperFile, book: Logbook, rel: str, outputs: Any, line_of: LineOf
+) -> list[Problem]:
+    """A warning per measurement whose re-run number carries no unit of its own while its
+    claim has one: the label typed in the logbook is then the only word on the unit."""
+    from .judge.points import rerun_quantity
+
+    out: list[Problem] = []
+    for i, result in enumerate(book.results):
+        claim = paper.claim(result.claim)
+        target = claim.target if claim else None
+        if target is None or (target.unit == "dimensionless" and not target.per):
+            continue
+        for j, m in enumerate(result.measurements):
+            read = rerun_quantity(outputs, m.source) if m.source else None
+            if m.metric != target.metric or read is None or read[1].stated:
+                continue
+            loc = ("results", i, "measurements", j, "source")
+            per = f", per {m.per}" if m.per else ""
+            out.append(
+                Problem(
+                    P.UNIT_NOT_IN_OUTPUTS,
+                    rel,
+                    line_of(loc),
+                    field_path(loc),
+                    f"{m.source} is a bare number: the judge reads it in the unit this "
+                    f"logbook types ({m.unit}{per}), on trust",
+                    'write it with its own unit: {"value": ..., "unit": '
+                    f'"{target.unit}"'
+                    + (f', "per": "{target.per}"' if target.per else "")
+                    + "} (reproduce.py's measured(...) does)",
+                )
+            )
+    return out
+
+
+def rerun_sweep_hints(
+    paper: PaperFile, book: Logbook, rel: str, outputs: Any, line_of: LineOf
+) -> list[Problem]:
+    """The sweep-short warning for sweeps only the re-run wrote (``source``, no ``values``):
+    the same message as for a typed sweep, from the values the judge reads."""
+    from .judge.points import rerun_sweep
+
+    out: list[Problem] = []
+    for i, result in enumerate(book.results):
+        claim, sweep = paper.claim(result.claim), result.sweep
+        if claim is None or claim.regime is None or sweep is None or sweep.values is not None:
+            continue
+        pairs = rerun_sweep(outputs, sweep.source) if sweep.source else None
+        if pairs:
+            read = sweep.model_copy(update={"values": [x for x, _ in pairs]})
+            out += _sweep_hints(claim, read, rel, line_of(("results", i, "sweep")), i)
     return out
 
 

@@ -35,6 +35,7 @@ from .models import (
     GITHUB_PATTERN,
     ID_PATTERN,
     LOGBOOK_ID_PATTERN,
+    SCALE_NAME_PATTERN,
     ReviewsFile,
     field_names,
 )
@@ -390,6 +391,8 @@ PATTERN_WORDS = {
     "'_' or '-', such as C1",
     GITHUB_PATTERN: "a GitHub handle is up to 39 letters, digits and single hyphens, such as "
     "alice-smith",
+    SCALE_NAME_PATTERN: "a scale's name starts with a letter or '_' and has up to 32 letters, "
+    "digits or '_', such as n_test",
 }
 
 

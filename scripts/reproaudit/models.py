@@ -46,6 +46,7 @@ Flag = Literal[
     "rerun_mismatch",
     "unit_mismatch",
     "scale_suspect",
+    "scale_short",
     "short_horizon",
     "growth_detected",
     "bound_exceeded",
@@ -98,6 +99,7 @@ REVIEW_STANCES = {
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 LOGBOOK_ID_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,63}$"
 CLAIM_ID_PATTERN = r"^[A-Za-z][A-Za-z0-9._-]{0,31}$"
+SCALE_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]{0,31}$"
 GITHUB_PATTERN = r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?(?:\[bot\])?$"
 _SHA40 = re.compile(r"[0-9a-f]{40}")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -238,6 +240,7 @@ Text = Annotated[str, Field(min_length=1)]
 PaperId = Annotated[str, Field(pattern=ID_PATTERN)]
 LogbookId = Annotated[str, Field(pattern=LOGBOOK_ID_PATTERN), AfterValidator(_check_logbook_id)]
 ClaimId = Annotated[str, Field(pattern=CLAIM_ID_PATTERN)]
+ScaleName = Annotated[str, Field(pattern=SCALE_NAME_PATTERN)]
 GitHubHandle = Annotated[str, Field(pattern=GITHUB_PATTERN)]
 # ints are accepted; strict mode refuses strings and booleans; the range is for editors
 Number = Annotated[
@@ -245,6 +248,8 @@ Number = Annotated[
     AfterValidator(check_number),
     Field(json_schema_extra={"minimum": -MAX_NUMBER, "maximum": MAX_NUMBER}),
 ]
+# the sizes of an evaluation (target.scale): {n_test: 20000}, at most four of them
+Scales = Annotated[dict[ScaleName, Annotated[Number, Field(gt=0)]], Field(max_length=4)]
 
 
 class Model(BaseModel):
@@ -375,6 +380,10 @@ class Target(Model):
     hardware: Hardware | None = None
     """The hardware the paper measured on (a timing or throughput on one A100: a100-large); a
     re-run on other hardware makes the claim toy at best (hardware_mismatch)."""
+    scale: Scales | None = None
+    """The size of the evaluation the paper reports, e.g. {n_test: 20000} test points or
+    {steps: 100000} training steps; a re-run that measured less (its outputs' `at`) makes the
+    claim toy at best (scale_short)."""
 
     @model_validator(mode="after")
     def _value_needed(self) -> Target:
@@ -405,6 +414,17 @@ class Claim(Model):
     """The range of a parameter the claim covers; a sweep must reach it."""
     quote: Text | None = None
     """The paper's own words the claim rests on, verbatim (drafts carry one found in the text)."""
+
+    @model_validator(mode="after")
+    def _scale_is_not_the_regime(self) -> Claim:
+        scale = self.target.scale if self.target else None
+        if scale and self.regime is not None and self.regime.parameter in scale:
+            raise ValueError(
+                f"target.scale names {self.regime.parameter!r}, the regime's parameter: a "
+                "regime is a range the evidence must cover, a scale one evaluation size; "
+                "keep it in one of them"
+            )
+        return self
 
 
 class PaperFile(Model):
@@ -514,7 +534,9 @@ class Measurement(Model):
     per: OneLineStr | None = None
     """What a rate or time is per (trajectory, image, batch of 50), as in the claim's target."""
     at: dict[str, Number | str] = {}
-    """Where the number was measured: parameter values, e.g. {k: 1024}."""
+    """Where the number was measured: parameter values, e.g. {k: 1024}, and the evaluation's
+    scale, e.g. {n_test: 20000}; a value "outputs:<JSON pointer>" is read from the re-run's
+    outputs (a scale counts only from there, or from the output object's own at)."""
     source: str | None = Field(
         None,
         pattern=SOURCE_PATTERN,
@@ -526,6 +548,13 @@ class Measurement(Model):
     def _something_to_judge(self) -> Measurement:
         if self.value is None and self.source is None:
             raise ValueError("give a 'value', a 'source' pointer into the re-run outputs, or both")
+        for key, value in self.at.items():
+            pointer = isinstance(value, str) and value.startswith("outputs:")
+            if pointer and not re.match(SOURCE_PATTERN, str(value)):
+                raise ValueError(
+                    f"at.{key} {value!r} is not an outputs:<JSON pointer>: a pointer starts "
+                    "with '/' and writes '~' as ~0, '/' in a key as ~1"
+                )
         return self
 
 
@@ -625,6 +654,9 @@ class JudgeInfo(Model):
     """The version of the judge's prompt; null in rules mode."""
     samples: int = Field(1, ge=1)
     """LLM samples per logbook; the verdict is their majority."""
+    rules_version: int | None = Field(None, ge=1)
+    """The version of the deterministic rules that judged; null in verdict files written before
+    it was recorded (rules version 3 and older)."""
     samples_answered: int | None = Field(None, ge=0)
     """Samples whose reply validated (llm mode); fewer than a quorum: asked again next run."""
     usage: Usage | None = None
@@ -754,6 +786,44 @@ class Votes(Model):
     """LLM samples that answered inconclusive."""
 
 
+class Span(Model):
+    from_: Number | None = Field(None, alias="from")
+    """The smallest value; null (or absent): no lower end."""
+    to: Number | None = None
+    """The largest value; null (or absent): no upper end, claimed for every value."""
+
+
+class RegimeScope(Model):
+    parameter: OneLine
+    """The regime's parameter (k, n, tokens_per_expert, ...)."""
+    tested: Span
+    """The smallest and largest value of the parameter a judged number was measured at."""
+    claimed: Span
+    """The claim's regime: from and to as the paper file states them."""
+
+
+class ScaleScope(Model):
+    tested: Number | None = None
+    """The smallest scale a judged number was measured at, as the re-run's outputs say it;
+    null: they do not say (scale_short)."""
+    claimed: Number
+    """The scale the claim states (target.scale)."""
+
+
+class Scope(Model):
+    """How far the evidence reached, beside what the claim says (rules version 4)."""
+
+    regime: RegimeScope | None = None
+    """The regime's range: tested and claimed."""
+    scale: dict[ScaleName, ScaleScope] | None = None
+    """Per scale the target names: the scale tested and the scale claimed."""
+
+    def written(self) -> dict[str, Any]:
+        """As a verdict file holds it: an absent part left out, a range's open end null."""
+        out = self.model_dump(by_alias=True)
+        return {k: v for k, v in out.items() if v is not None}
+
+
 class ClaimVerdict(Model):
     claim: ClaimId
     """The claim's id."""
@@ -765,6 +835,21 @@ class ClaimVerdict(Model):
     """What the deterministic checks found (rerun_mismatch, short_horizon, ...)."""
     votes: Votes | None = None
     """LLM samples per verdict (llm mode)."""
+    # --- how far the evidence reached (rules version 4, issue 28) ---
+    scope: Scope | None = None
+    """What the rules' evidence covered beside what the claim says: the range of the regime's
+    parameter the measurements were placed at, and the evaluation's scale; null when the claim
+    has no regime and no target.scale, or no number was judged."""
+    within_tested_range: bool | None = None
+    """true on a verified whose claim reaches beyond the range tested (no upper end, or starting
+    below the first point): it held for scope.regime.tested, not for every value claimed; the
+    site says "verified, within the tested range". null otherwise."""
+
+    @model_validator(mode="after")
+    def _within_needs_scope(self) -> ClaimVerdict:
+        if self.within_tested_range and (self.verdict != "verified" or not self.scope):
+            raise ValueError("within_tested_range qualifies a verified with a scope")
+        return self
 
 
 class VerdictFile(Model):

@@ -160,6 +160,16 @@ HARDWARE_UNSTATED = _code(
     without it a CPU timing would be compared with an A100 figure as if they
     were the same. Add the hardware, named as in `reproduce.hardware`.""",
 )
+SCALE_UNSTATED = _code(
+    "scale_unstated",
+    "warning",
+    """
+    A claim's statement names the size of its evaluation ("on 20,000 test
+    images", "after 100k training steps") but its target has no `scale`. The
+    judge caps a claim at toy when the re-run measured on less than
+    `target.scale` (`scale_short`); without it a run on 100 test points would
+    count as one on 20,000. Add the size, e.g. `scale: {n_test: 20000}`.""",
+)
 RESERVED_ID = _code(
     "reserved_id",
     "error",
@@ -381,6 +391,18 @@ SWEEP_SHORT = _code(
     every value, `to: null`) spans less than two orders of magnitude. The judge then gives `toy`
     at best (`short_horizon`). The message gives the sweep's number of points
     and range beside the regime; extend the sweep if you can.""",
+)
+UNIT_NOT_IN_OUTPUTS = _code(
+    "unit_not_in_outputs",
+    "warning",
+    """
+    `reproaudit check` re-ran the logbook, and a measurement's `source` points
+    at a bare number while its claim is in a unit (or per something): the judge
+    can only read it in the logbook's typed `unit` and `per`, on trust. Write the
+    number with its own unit and per where the code knows them, `{"value": 140,
+    "unit": "ms", "per": "batch of 50"}` (the starter reproduce.py's
+    `measured(...)` does): a label that contradicts them is then caught
+    (`unit_mismatch`) instead of trusted.""",
 )
 NOTHING_TO_RUN = _code(
     "nothing_to_run",

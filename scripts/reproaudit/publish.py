@@ -41,7 +41,11 @@ yet appear once, with empty logbook fields.
 Verdicts are `verified`, `falsified`, `toy` or `inconclusive`; `flags` (separated by `;`)
 say what the deterministic checks found, `review` holds a maintainer's adjudication, and
 `counted` marks the rows that the per-claim fold counts (each contributor's latest logbook on
-a paper). `claim_fold` and `paper_bucket` are the folded outcomes.
+a paper). `claim_fold` and `paper_bucket` are the folded outcomes. `within_tested_range` marks
+a `verified` that holds only within the range tested (a claim for every value of a parameter,
+checked over a finite sweep), `tested_range` says it in words ("held for k = 2..512; claimed
+for all k >= 2"), and `claim_within_tested_range` and `paper_within_tested_range` carry it into
+the folds: such a paper is fully reproduced within the tested range only.
 
 | paper bucket | papers |
 |---|---|

@@ -14,13 +14,15 @@ import pandas as pd
 
 from . import layout
 from .changes import logbook_change_times
-from .fold import CHANGED_COLUMN, REVIEW_COLUMNS, VERDICT_COLUMNS
+from .fold import CHANGED_COLUMN, REVIEW_COLUMNS, VERDICT_COLUMNS, WITHIN_COLUMN
 from .repo import Corpus, paused_gc
 
 
 @dataclass
 class Tables:
-    verdicts: pd.DataFrame  # VERDICT_COLUMNS + evidence, flags, mode, input_sha256, CHANGED_COLUMN
+    # VERDICT_COLUMNS + evidence, flags, mode, input_sha256, within_tested_range, scope,
+    # CHANGED_COLUMN
+    verdicts: pd.DataFrame
     reviews: pd.DataFrame  # REVIEW_COLUMNS + by, link, text
 
 
@@ -55,6 +57,8 @@ def load_tables(corpus: Corpus) -> Tables:
                         "flags": list(item.flags),
                         "mode": verdict.judge.mode,
                         "input_sha256": verdict.input_sha256,
+                        WITHIN_COLUMN: bool(item.within_tested_range),
+                        "scope": item.scope,
                     }
                 )
         for path in corpus.of_kind("reviews"):
@@ -64,7 +68,16 @@ def load_tables(corpus: Corpus) -> Tables:
             for review in model.reviews:
                 reviews.append({"paper": path.key[0], **review.model_dump()})
     verdicts = pd.DataFrame(
-        rows, columns=[*VERDICT_COLUMNS, "evidence", "flags", "mode", "input_sha256"]
+        rows,
+        columns=[
+            *VERDICT_COLUMNS,
+            "evidence",
+            "flags",
+            "mode",
+            "input_sha256",
+            WITHIN_COLUMN,
+            "scope",
+        ],
     )
     if not verdicts.empty:
         verdicts["judged_at"] = pd.to_datetime(verdicts["judged_at"], utc=True)

@@ -251,10 +251,13 @@ def next_steps(root: Path, paper_id: str, logbook_id: str) -> str:
 
 CHECK_STATUS = (
     "`reproaudit check` prints status=ok or status=fail on its first line and exits 0 or 1; "
-    "status=fail means a problem to fix or a local re-run that failed or timed out. "
-    "status=host_error (exit 1) means this machine could not run the re-run at all (what failed "
-    "is named): nothing in the logbook to fix. Verdicts "
-    "marked pending rest on the logbook's own numbers (or a local re-run) until CI re-runs it."
+    "status=fail means a problem to fix, a local re-run that failed or timed out, or a claim "
+    "whose verdict carries a flag you can fix (unit_mismatch, scale_suspect, scale_short, "
+    "short_horizon, hardware_mismatch; the last three are expected of a `reduced` or "
+    "`synthetic` setup and do not fail it): the first line names each, and the report says "
+    "what to do. status=host_error (exit 1) means this machine could not run the re-run at all "
+    "(what failed is named): nothing in the logbook to fix. Verdicts marked pending rest on "
+    "the logbook's own numbers (or a local re-run) until CI re-runs it."
 )
 
 
@@ -301,6 +304,12 @@ def task_brief(root: Path, paper_id: str, cache: Path | None = None) -> str:
             lines.append(f"- Target: `{t.metric}` {t.form}{value} {t.unit}{per}{tol}")
             if t.per:
                 lines.append(f"- Report it with `unit: {t.unit}, per: {t.per}`")
+            if t.scale:
+                sizes = ", ".join(f"{name} = {size:g}" for name, size in t.scale.items())
+                lines.append(
+                    f"- Evaluated at {sizes}: write it beside the number in the outputs "
+                    f'(`"at": {{"{next(iter(t.scale))}": ...}}`), or the claim is toy at best'
+                )
         if claim.regime:
             r = claim.regime
             upto = (
@@ -338,14 +347,21 @@ RULES = [
     "the verdict is flagged `self_assessment_disagrees`.",
     "3. Units are converted (pint). A rate or time must say what it is `per` (trajectory, "
     "image, batch of 50): a different `per` makes the claim inconclusive (`unit_mismatch`), "
-    "never falsified.",
+    'never falsified. Write each number in the outputs with its own unit and per (`{"value": '
+    '140, "unit": "ms", "per": "batch of 50"}`, as the starter reproduce.py does): a logbook '
+    "label that contradicts them is `unit_mismatch`, never trusted.",
     "4. A sweep must reach the claim's regime: up to `regime.to`, or across at least two "
     "orders of magnitude when the claim is asymptotic; otherwise it is `toy` at best "
-    "(`short_horizon`). For `bounded` claims, growth in log(parameter) falsifies.",
+    "(`short_horizon`). For `bounded` claims, growth falsifies only on a sweep that covers "
+    "the regime (on a shorter one it is `toy` + `short_horizon`); a point above the bound "
+    "falsifies on any sweep. A `verified` on a claim with no upper end holds within the "
+    'tested range only, and says it ("held for k = 2..512; claimed for all k >= 2").',
     "5. `setup: reduced` or `synthetic` caps the verdict at `toy`, and so does a re-run on "
-    "other hardware than a claim's `target.hardware` (`hardware_mismatch`). A value 30x or "
-    "more from a point target is `inconclusive` (`scale_suspect`): check its unit. Numbers "
-    "must be finite and at most 1e15 in magnitude.",
+    "other hardware than a claim's `target.hardware` (`hardware_mismatch`), or an evaluation "
+    "smaller than a claim's `target.scale` (`scale_short`: the re-run's outputs must say its "
+    'size, `"at": {"n_test": ...}`). A value 30x or more from a point target is '
+    "`inconclusive` (`scale_suspect`): check its unit. Numbers must be finite and at most "
+    "1e15 in magnitude.",
     "6. A failed or timed-out re-run verifies nothing; a claim with no result is "
     "`inconclusive` (`not_addressed`).",
     "7. A falsification needs an argument and, where possible, a concrete counterexample; a "

@@ -10,10 +10,17 @@ into each other, and what a time is *per* is carried separately in ``per``.
 singular and plural alike (``token`` = ``tokens``, ``batches of 50`` = ``batch
 of 50``), and a unit that carries its per (``MB / token``, no ``per``) is read
 as ``MB`` per ``token``.
+
+A claim's evaluation has a size too, counted in test points or steps (rules version 4:
+``target.scale``). ``scale_of`` reads the sizes a claim's words name ("on 20,000 test
+images" is n_test): onboarding drafts ``target.scale`` from a quote with it, and
+``validate`` warns when a statement names a size its target leaves out (``scale_unstated``).
+Plain text matching, small on purpose: a maintainer reviews every draft.
 """
 
 from __future__ import annotations
 
+import re
 from functools import cache, lru_cache
 from typing import Any
 
@@ -147,3 +154,33 @@ def split_per(unit: str | None, per: str | None) -> tuple[str, str | None]:
         return unit, per
     (count,) = counts
     return str(parsed * registry().parse_units(count)), count
+
+
+# --- the sizes of an evaluation a claim's words name ------------------------------------
+
+_NUMBER = r"(\d+(?:[.,]\d+)*)\s*(k|K|M|thousand|million)?"
+_UNITS = r"(?:examples|samples|points|images|sentences|questions|problems|items|instances|queries)"
+_SCALES = (
+    ("n_test", re.compile(_NUMBER + r"\s+(?:held-out\s+|test(?:ing)?\s+|evaluation\s+)" + _UNITS)),
+    ("n_test", re.compile(r"test set of\s+" + _NUMBER)),
+    ("n_train", re.compile(_NUMBER + r"\s+training\s+" + _UNITS)),
+    ("steps", re.compile(_NUMBER + r"\s+(?:training\s+|gradient\s+|optimi[sz]ation\s+)?steps")),
+)
+_TIMES = {"k": 1e3, "K": 1e3, "thousand": 1e3, "M": 1e6, "million": 1e6}
+
+
+def scale_of(text: str) -> dict[str, float]:
+    """The evaluation sizes ``text`` names ({n_test: 20000.0}), the first of each kind:
+    n_test (test, held-out or evaluation examples), n_train (training examples), steps."""
+    found: dict[str, float] = {}
+    for name, pattern in _SCALES:
+        match = pattern.search(text)
+        if match is None or name in found:
+            continue
+        try:
+            size = float(match[1].replace(",", "")) * _TIMES.get(match[2] or "", 1.0)
+        except ValueError:
+            continue
+        if 1 <= size <= 1e12:
+            found[name] = size
+    return found

@@ -29,6 +29,7 @@ from .pathrule import disk_problems
 from .problems import Problem
 from .repo import Corpus, corpus_of, paused_gc
 from .reproduce.confine import clean_logbook_path, inside
+from .units import scale_of
 
 MAX_WRITEUP_BYTES = 256 * 1024
 MAX_CODE_FILE_BYTES = 1024 * 1024
@@ -194,6 +195,19 @@ def _check_paper(corpus: Corpus, path: DataPath, paper: PaperFile, problem) -> l
                     "a re-run on any other hardware would count in full",
                     "add the hardware the paper measured on to the target, e.g. "
                     "hardware: a100-large (one of the reproduce.hardware names)",
+                )
+            )
+        sizes = scale_of(claim.statement) if target and target.scale is None else {}
+        sizes = {k: v for k, v in sizes.items() if not claim.regime or k != claim.regime.parameter}
+        if sizes:
+            shown = ", ".join(f"{name}: {size:g}" for name, size in sizes.items())
+            out.append(
+                problem(
+                    P.SCALE_UNSTATED,
+                    ("claims", i, "target"),
+                    f"the statement names the evaluation's size ({shown}) but the target "
+                    "states no scale: a re-run on a fraction of it would count in full",
+                    f"add it to the target: scale: {{{shown}}}",
                 )
             )
     for i, claim in enumerate(paper.claims):

@@ -32,7 +32,11 @@ EXPECTED: dict[str, dict[str, tuple]] = {
         "C1": ("inconclusive", ["short_horizon", "self_assessment_disagrees", "not_rerun"], "toy")
     },
     "paging-growth": {"C1": ("inconclusive", ["growth_detected", "not_rerun"], "falsified")},
-    "paging-growth-short": {"C1": ("inconclusive", ["growth_detected", "not_rerun"], "falsified")},
+    # rules version 4: growth on a sweep short of the regime (8..64, under a decade of an
+    # asymptotic claim) is toy, not a counterexample
+    "paging-growth-short": {
+        "C1": ("inconclusive", ["short_horizon", "growth_detected", "not_rerun"], "toy")
+    },
     "theorem-200": {
         "C4": ("inconclusive", ["short_horizon", "self_assessment_disagrees", "not_rerun"], "toy")
     },
@@ -638,7 +642,12 @@ def test_check_shows_the_scale_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     out = CliRunner().invoke(
         cli, ["check", "--format", "markdown", "logbooks/TrapPaper1/scale-wer-fraction.yaml"]
     )
-    assert out.exit_code == 0, out.output
+    # rules version 4: a flag the contributor can fix is no status=ok (issue 28: it was)
+    assert out.exit_code == 1, out.output
+    assert out.output.startswith("<!-- reproaudit:report status=fail")
+    assert "Valid, but 1 claim carries a flag you can fix" in out.output
+    assert "(C8: scale_suspect)" in out.output
+    assert "- ❌ `scale_suspect` (C8): check the number's unit and scale" in out.output
     row = next(line for line in out.output.splitlines() if line.startswith("| C8 |"))
     flags = "scale_suspect, self_assessment_disagrees, not_rerun"
     assert f"| inconclusive *(pending)* | {flags} |" in row

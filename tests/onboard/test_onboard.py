@@ -76,9 +76,11 @@ def test_a_venue_onboards_with_real_metadata_and_quoted_claims(env) -> None:
     assert yaml.safe_load(written["claims/iclr2026/P00003x.yaml"])["paper"]["track"] == "poster"
     # two of four proposed claims survive: an invented quote and a unit pint refuses are dropped
     assert [c["quote"] for c in doc["claims"]] == [
-        "Our sampler reaches an accuracy of 91.5 percent on the benchmark.",
+        "Our sampler reaches an accuracy of 91.5 percent on 20,000 test images.",
         "Sampling is 8 times faster than the teacher model",
     ]
+    # the scale the quote names is drafted into the target (rules version 4 compares it)
+    assert doc["claims"][0]["target"]["scale"] == {"n_test": 20000}
     assert doc["review"]["status"] == "draft" and doc["review"]["dropped_claims"] == 2
     assert (
         "6 written" in result.output
@@ -195,7 +197,10 @@ def test_task_brief_has_the_abstract_and_the_text(env, tmp_path: Path) -> None:
     assert "## Abstract\n\nWe study fast sampling.\nPaper number 1." in brief.output
     assert "- Claims: a machine draft no maintainer has reviewed yet" in brief.output
     assert f"- The paper's text (cached): {cache}/text/" in brief.output
-    assert "> Our sampler reaches an accuracy of 91.5 percent on the benchmark." in brief.output
+    assert (
+        "> Our sampler reaches an accuracy of 91.5 percent on 20,000 test images." in brief.output
+    )
+    assert "- Evaluated at n_test = 20000: write it beside the number" in brief.output
     data = json.loads(
         runner.invoke(
             cli, ["task", "P00001x", "--json", "--repo", str(repo), "--cache", str(cache)]

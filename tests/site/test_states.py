@@ -84,6 +84,21 @@ CASES: dict[str, tuple[str, list[str], str | None, str | None, str, str]] = {
         "toy, not re-run",
         "Toy only, not re-run",
     ),
+    # rules version 4: a claim for every k, verified on k = 2..512 (issue 28)
+    "Swithin0001": (
+        "verified",
+        [],
+        None,
+        None,
+        "verified, within the tested range",
+        "Fully reproduced, within the tested range",
+    ),
+}
+# what a verdict says beyond its flags, per paper (rules version 4: how far it held)
+HELD = "held for k = 2..512; claimed for all k >= 2"
+MORE = {
+    "Swithin0001": ", within_tested_range: true, scope: {regime: {parameter: k, "
+    "tested: {from: 2, to: 512}, claimed: {from: 2, to: null}}}",
 }
 
 
@@ -113,7 +128,7 @@ def write_corpus(root: Path) -> None:
             "judge: {mode: rules, model: null, prompt_version: null, samples: 1}\n"
             f"judged_at: '2026-12-01T10:0{n}:00Z'\n"
             f"claims:\n  - {{claim: C1, verdict: {verdict}, evidence: numbers, "
-            f"flags: [{', '.join(flags)}]}}\n",
+            f"flags: [{', '.join(flags)}]{MORE.get(paper, '')}}}\n",
             encoding="utf-8",
         )
         records = []
@@ -190,6 +205,8 @@ def test_every_surface_says_the_same_words(site: Path, paper: str) -> None:
     book = read(site / "papers" / paper / logbook / "index.html")
     heading = between(book, "<section>", "</h3>")
     assert [label for label, _ in chips(heading)] == [claim_label]
+    # how far a verified held, beside its chip on both pages (only where it is range-limited)
+    assert (f"({HELD})" in cell) == (f"({HELD})" in heading) == (paper in MORE)
     # the badge
     badge = ET.fromstring((site / "badges" / f"{paper}.svg").read_bytes())
     assert badge.get("aria-label") == f"reproaudit: {paper_label.lower()}"
@@ -255,6 +272,15 @@ def test_the_vocabulary_maps_each_verdict_once() -> None:
         "falsified, confirmed, fixed by the authors"
     )
     assert words.claim_state("verified", [], None, "disagree").label == "verified"  # no answer
+    within = words.claim_state("verified", [], within=True)
+    assert within.label == "verified, within the tested range"
+    assert words.claim_state("toy", [], within=True).label == "toy"  # qualifies a verified only
+    assert words.fold_state("verified", [within]).label == "verified, within the tested range"
+    plain = words.claim_state("verified")
+    assert words.fold_state("verified", [within, plain]).label == "verified"  # one held fully
+    assert words.paper_state("fully_reproduced", [within], within=True).label == (
+        "Fully reproduced, within the tested range"
+    )
     awaiting = [words.claim_state("inconclusive", ["not_rerun"])]
     assert words.paper_state("inconclusive", awaiting).label == "Awaiting re-run"
     assert words.fold_state("inconclusive", awaiting).label == "awaiting re-run"

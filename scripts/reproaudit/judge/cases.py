@@ -84,7 +84,13 @@ def rules_proposals(case: Case) -> list[ClaimVerdict]:
         j = judge_claim(c, case.logbook.result(c.id), rerun)
         out.append(
             ClaimVerdict.model_construct(
-                claim=j.claim, verdict=j.verdict, evidence=j.evidence, flags=j.flags, votes=None
+                claim=j.claim,
+                verdict=j.verdict,
+                evidence=j.evidence,
+                flags=j.flags,
+                votes=None,
+                scope=j.scope,
+                within_tested_range=j.within_tested_range,
             )
         )
     return out

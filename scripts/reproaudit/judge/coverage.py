@@ -1,6 +1,6 @@
 """Does the evidence cover the claim's regime? The statistic behind ``short_horizon``.
 
-Pure. DESIGN.md, rules version 2, in order:
+Pure. DESIGN.md, rules version 2 (unchanged in 4), in order:
 
 1. Every point must say where it stands (its value of the regime's parameter).
 2. A finite ``regime.to`` needs evidence reaching it.
@@ -9,6 +9,10 @@ Pure. DESIGN.md, rules version 2, in order:
 4. When the regime spans two decades or more, no gap between neighbouring
    points, or between an end of the regime and the nearest point, may exceed
    one decade on a log scale: points at 10 and 10^6 alone do not cover 10..10^6.
+
+Rules version 4: a verification that meets these still holds only for the range tested
+when the claim reaches past it (``beyond_tested``: no upper end, most often); the
+verdict says so ("held for k = 2..512; claimed for all k >= 2", ``held_text``).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import math
 from collections.abc import Sequence
 from itertools import pairwise
 
-from ..models import Regime
+from ..models import Regime, RegimeScope
 
 # An asymptotic claim needs evidence spanning this ratio (two orders of magnitude).
 ASYMPTOTIC_SPAN = 100.0
@@ -34,6 +38,47 @@ def number(x: float) -> str:
         if math.isclose(x, 10.0**exponent, rel_tol=1e-12):
             return f"10^{exponent}"
     return f"{x:g}"
+
+
+def span_text(name: str, lo: float | None, hi: float | None) -> str:
+    """A claimed range of ``name`` in words: 'all k >= 2', 'n = 10..10^6', 'all k'."""
+    if lo is None and hi is None:
+        return f"all {name}"
+    if hi is None:
+        assert lo is not None
+        return f"all {name} >= {number(lo)}"
+    if lo is None:
+        return f"all {name} <= {number(hi)}"
+    return f"{name} = {number(lo)}..{number(hi)}"
+
+
+def held_text(scope: RegimeScope) -> str:
+    """'held for k = 2..512; claimed for all k >= 2': a verified that holds only within the
+    tested range (DESIGN.md, "scope is data"), as evidence and pages say it."""
+    name, tested, claimed = scope.parameter, scope.tested, scope.claimed
+    lo = tested.from_ if tested.from_ is not None else tested.to
+    hi = tested.to if tested.to is not None else tested.from_
+    if lo is None or hi is None:
+        held = f"no placed {name}"
+    else:
+        held = f"{name} = {number(lo)}" if lo == hi else span_text(name, lo, hi)
+    return f"held for {held}; claimed for {span_text(name, claimed.from_, claimed.to)}"
+
+
+def beyond_tested(scope: RegimeScope) -> bool:
+    """Whether the claim reaches past what was tested: no upper end, an upper end above the
+    last point, or a stated lower end below the first point (an unstated one is no claim)."""
+    tested, claimed = scope.tested, scope.claimed
+    if tested.from_ is None or tested.to is None:
+        return True
+    if claimed.to is None or _past(claimed.to, tested.to):
+        return True
+    return claimed.from_ is not None and _past(tested.from_, claimed.from_)
+
+
+def _past(a: float, b: float) -> bool:
+    """``a`` beyond ``b``, float noise aside."""
+    return a > b and not math.isclose(a, b, rel_tol=1e-12)
 
 
 def coverage_gap(regime: Regime | None, xs: Sequence[float]) -> str | None:

@@ -20,6 +20,9 @@ rules merged with the LLM's votes) and applies, in this order (rules version 3):
    ``inconclusive`` + ``not_rerun`` ("awaiting re-run"), the evidence saying
    what the typed numbers or the LLM would give.
 
+The rules' ``scope`` (rules version 4) travels with the verdict whoever decided, and
+``within_tested_range`` survives only on a final ``verified``.
+
 Pure: data in, data out. The deterministic layer alone keeps these guarantees,
 so a fully compromised LLM endpoint cannot move a verdict past them.
 """
@@ -98,6 +101,9 @@ def finalize(
         if verdict in DECIDED:
             evidence = _awaiting(verdict, evidence, llm_decided, facts.rerun_current)
             verdict = "inconclusive"
+    # the rules' scope stands whoever decided; "within the tested range" qualifies a verified
+    scope = proposed.scope if proposed.scope is not None else (rules.scope if rules else None)
+    within = proposed.within_tested_range or (rules.within_tested_range if rules else None)
     # built unvalidated: every field comes from validated values, and the verdict file is
     # validated whole before it is written
     return ClaimVerdict.model_construct(
@@ -106,6 +112,8 @@ def finalize(
         evidence=evidence,
         flags=_flags(flags),
         votes=votes,
+        scope=scope,
+        within_tested_range=True if within and verdict == "verified" and scope else None,
     )
 
 

@@ -357,7 +357,10 @@ def merge_llm(
             text = f"LLM judge ({share}): {reason}".rstrip(": ") + (
                 f"; rules: {text}" if text else ""
             )
-    out = ClaimVerdict(claim=claim.id, verdict=verdict, evidence=text, flags=flags, votes=counted)
+    # a copy of the rules' proposal: what the LLM does not decide (the scope) travels on
+    out = proposal.model_copy(
+        update={"verdict": verdict, "evidence": text, "flags": flags, "votes": counted}
+    )
     return out, decided
 
 

@@ -16,7 +16,10 @@ Pure: no files, no network, no clock. The rules are DESIGN.md's, in order:
    per ``token`` (``units.split_per``). An incompatible unit or a different
    ``per`` is ``unit_mismatch`` and ``inconclusive``, never ``falsified``. A
    sweep over another parameter or metric than the claim's is named as such
-   and not used.
+   and not used. From rules version 4 a re-run's output may carry its own
+   ``unit``, ``per`` and ``at`` (``{"value": 140, "unit": "ms", "per": "batch
+   of 50"}``, ``judge.points``): those are judged, and a typed label that
+   contradicts them is ``unit_mismatch``, not trusted.
 3. Scale: a converted value 30x-300x off the target (either way) while the
    number as typed is within 3x of it is ``inconclusive`` + ``scale_suspect``,
    with a hint (typically percent against fraction). From rules version 3, any
@@ -26,12 +29,25 @@ Pure: no files, no network, no clock. The rules are DESIGN.md's, in order:
    ``at_least``: m >= value - tol; ``at_most``: m <= value + tol;
    ``equal``: |m - value| <= tol; ``bounded``: significant growth
    (``judge.growth``) is ``growth_detected``, a point above ``value`` + tol is
-   ``bound_exceeded``; either falsifies, on a short sweep too.
+   ``bound_exceeded``. A point above the bound falsifies on any sweep; from
+   rules version 4, growth alone falsifies only on a sweep that covers the
+   regime (rule 5): on a shorter one it is ``toy`` + ``short_horizon`` (a
+   rise that may level off past the sweep is no counterexample).
 5. Regime coverage (``judge.coverage``): a verification whose evidence does
    not reach a finite ``regime.to``, spans less than two decades for an
    asymptotic claim, or leaves a gap wider than one decade across a regime of
    two decades or more is only ``toy`` (``short_horizon``), the evidence
    naming the gap. A counterexample inside the range still falsifies.
+   Rules version 4, scope: every judged claim with a regime or a
+   ``target.scale`` records how far its evidence reached (``scope``), and a
+   ``verified`` whose claim reaches past the range tested (no upper end, most
+   often) is ``within_tested_range``: "held for k = 2..512; claimed for all k
+   >= 2" ends its evidence.
+5b. Scale of the evaluation (rules version 4): a claim whose target states one
+   (``target.scale: {n_test: 20000}``) is ``toy`` at best (``scale_short``)
+   when a judged number was measured on less than 99% of it, or its source does
+   not say (a re-run number needs the re-run's word: its output object's
+   ``at``, or an ``at`` pointer into the outputs), whatever ``setup`` says.
 6. ``setup: reduced`` or ``synthetic`` caps verified and falsified at ``toy``,
    and so does a re-run on other hardware than the claim's ``target.hardware``
    (``hardware_mismatch``); without a passed re-run of the current bytes no
@@ -55,9 +71,9 @@ import math
 from dataclasses import replace
 from decimal import Decimal
 
-from ..models import Claim, Result, Target
+from ..models import Claim, RegimeScope, Result, ScaleScope, Scope, Span, Target
 from ..pointers import resolve_pointer
-from .coverage import coverage_gap, number
+from .coverage import beyond_tested, coverage_gap, held_text, number
 from .growth import MIN_POINTS, PHRASE, T_THRESHOLD, Growth, describe_fit, growth
 from .points import (
     _MISSING,
@@ -79,7 +95,7 @@ __all__ = [
     "resolve_pointer",
 ]
 
-RULES_VERSION = 3
+RULES_VERSION = 4
 
 # Scale check: a converted value this far off the target (either way) ...
 SCALE_OFF = (30.0, 300.0)
@@ -88,6 +104,8 @@ SCALE_NEAR = 3.0
 # Rules version 3: a value this far from a point target, either way, is suspect whatever its unit.
 SCALE_FAR = 30.0
 POINT_FORMS = ("at_least", "at_most", "equal")
+# Rules version 4: an evaluation on less than this share of the claim's scale is scale_short.
+SCALE_REACH = 0.99
 
 
 def judge_claim(claim: Claim, result: Result | None, rerun: Rerun | None) -> Judgement:
@@ -134,10 +152,79 @@ def _judge_numbers(claim: Claim, result: Result, rerun: Rerun | None) -> Judgeme
         j.evidence += slip
         return j
     if target.form == "bounded":
-        _judge_bounded(claim, target, sweep_points or points, j)
+        used = _judge_bounded(claim, target, sweep_points or points, j)
     else:
-        _judge_threshold(claim, target, points + sweep_points, j)
+        used = _judge_threshold(claim, target, points + sweep_points, j)
+    _judge_scope(claim, target, used, j)
     return j
+
+
+def _judge_scope(claim: Claim, target: Target, used: list[Point], j: Judgement) -> None:
+    """Rules 5 and 5b: record how far the judged points reached, cap a short evaluation,
+    and qualify a verified whose claim reaches past the range tested."""
+    if j.verdict not in ("verified", "falsified", "toy") or not used:
+        return
+    regime = None
+    placed = [p.at for p in used if p.at is not None]
+    if claim.regime is not None and placed:
+        regime = RegimeScope(
+            parameter=claim.regime.parameter,
+            tested=Span.model_validate({"from": min(placed), "to": max(placed)}),
+            claimed=Span.model_validate({"from": claim.regime.from_, "to": claim.regime.to}),
+        )
+    scale = {
+        key: ScaleScope(tested=_smallest(used, key), claimed=claimed)
+        for key, claimed in (target.scale or {}).items()
+    }
+    if regime is None and not scale:
+        return
+    j.scope = Scope(regime=regime, scale=scale or None)
+    if scale:
+        _cap_for_scale(scale, used, j)
+    if j.verdict == "verified" and regime is not None and beyond_tested(regime):
+        j.within_tested_range = True
+        j.evidence += f"; {held_text(regime)}"
+
+
+def _smallest(points: list[Point], key: str) -> float | None:
+    """The smallest scale ``key`` the points were measured at; None when one does not say."""
+    if any(key not in p.scale for p in points):
+        return None
+    return min(p.scale[key] for p in points)
+
+
+def _cap_for_scale(scale: dict[str, ScaleScope], used: list[Point], j: Judgement) -> None:
+    short = [
+        (key, s)
+        for key, s in scale.items()
+        if s.tested is None or s.tested < s.claimed * SCALE_REACH
+    ]
+    if not short:
+        return
+    j.add("scale_short")
+    parts = []
+    for key, s in short:
+        if s.tested is not None:
+            parts.append(
+                f"the claim is about {key} = {s.claimed:g}, measured on {key} = {s.tested:g}"
+            )
+            continue
+        typed = sorted({p.typed_scale[key] for p in used if key in p.typed_scale})
+        said = (
+            f" (the logbook types {key} = {typed[0]:g}: only the re-run's word counts)"
+            if typed
+            else ""
+        )
+        parts.append(
+            f"the claim is about {key} = {s.claimed:g} and the evidence does not say at what "
+            f"{key} it was measured{said}; write it beside the number in the outputs: "
+            f'{{"value": ..., "at": {{"{key}": ...}}}}'
+        )
+    if j.verdict in ("verified", "falsified"):
+        j.evidence += f"; capped at toy: {'; '.join(parts)} (numbers point to {j.verdict})"
+        j.verdict = "toy"
+    else:
+        j.evidence += f"; {'; '.join(parts)}"
 
 
 def _stale_contradiction(claim: Claim, result: Result, rerun: Rerun, typed: Judgement) -> str:
@@ -226,11 +313,14 @@ def _scale_hint(typed: float, unit: str, target_unit: str) -> str:
     return f"write the unit {typed:g} was measured in"
 
 
-def _judge_threshold(claim: Claim, target: Target, points: list[Point], j: Judgement) -> None:
+def _judge_threshold(
+    claim: Claim, target: Target, points: list[Point], j: Judgement
+) -> list[Point]:
+    """Rule 4 for point targets; the points judged."""
     points = _in_regime(claim, points)
     if not points:
         j.evidence += "no measurement falls inside the claim's regime"
-        return
+        return []
     value = target.value
     assert value is not None  # the model requires it for these forms
     tol = tolerance_of(target, value)
@@ -248,10 +338,11 @@ def _judge_threshold(claim: Claim, target: Target, points: list[Point], j: Judge
         passing = len(points) - len(failing)
         if passing:
             j.evidence += f" ({passing} other measurement{'s pass' if passing > 1 else ' passes'})"
-        return
+        return points
     j.verdict = "verified"
     j.evidence += f"{target.metric} {_describe(points, claim, unit, digits)} meets {text}{unit}"
     _cap_for_coverage(claim, points, j)
+    return points
 
 
 def _passes(form: str, m: float, value: float, tol: float, digits: int = 15) -> bool:
@@ -289,7 +380,9 @@ def growth_test(points: list[Point], tol: float = 0.0) -> Growth | None:
     return growth([(p.at, p.value) for p in points if p.at is not None], tol)
 
 
-def _judge_bounded(claim: Claim, target: Target, points: list[Point], j: Judgement) -> None:
+def _judge_bounded(claim: Claim, target: Target, points: list[Point], j: Judgement) -> list[Point]:
+    """Rule 4 for bounded targets (growth and the bound, rule 5 on short sweeps); the points
+    judged."""
     points = _in_regime(claim, points)
     parameter = claim.regime.parameter if claim.regime else "the sweep parameter"
     scale = max((abs(p.value) for p in points), default=0.0)
@@ -311,6 +404,15 @@ def _judge_bounded(claim: Claim, target: Target, points: list[Point], j: Judgeme
             f"{sweep}grows {PHRASE[best.form].format(p=parameter)} ({describe_fit(best, parameter)}"
             f"; significant: t > {T_THRESHOLD:g} and rise > tolerance {tol:.4g})"
         )
+        gap = coverage_gap(claim.regime, [at for at, _ in placed])
+        if gap and not over:  # rules version 4: a short sweep's rise may level off past it
+            j.verdict = "toy"
+            j.add("short_horizon")
+            j.evidence += (
+                f"; {gap}: growth on a sweep shorter than the regime is no counterexample, "
+                "it may level off past the sweep (a measured point above the bound would be one)"
+            )
+            return points
     if over and bound is not None:  # ``over`` is empty without a bound
         worst = max(over, key=lambda p: p.value)
         digits = _digits("at_most", [worst.value], bound, tol)
@@ -322,19 +424,19 @@ def _judge_bounded(claim: Claim, target: Target, points: list[Point], j: Judgeme
         j.add("bound_exceeded")
         if j.verdict == "falsified":
             j.evidence += f"; {text}"
-            return
+            return points
         j.verdict = "falsified"
         flat = " with no significant growth" if fit is not None else ""
         j.evidence += f"{sweep}{text}{flat}"
-        return
+        return points
     if j.verdict == "falsified":
-        return
+        return points
     if fit is None:
         j.evidence += (
             f"a bounded claim needs a sweep over {parameter} with at least {MIN_POINTS} "
             f"points to test for growth; found {len(placed)}"
         )
-        return
+        return []
     best = fit.shown
     j.verdict = "verified"
     j.evidence += (
@@ -343,6 +445,7 @@ def _judge_bounded(claim: Claim, target: Target, points: list[Point], j: Judgeme
         f"{describe_fit(best, parameter)}; tolerance {tol:.4g})"
     )
     _cap_for_coverage(claim, points, j)
+    return points
 
 
 def _describe(points: list[Point], claim: Claim, unit: str, digits: int = 4) -> str:

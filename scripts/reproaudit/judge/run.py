@@ -319,6 +319,7 @@ def verdict_document(
         "model": config["model"],
         "prompt_version": config["prompt_version"],
         "samples": config["samples"],
+        "rules_version": config["rules_version"],
     }
     if config["mode"] == "llm":
         judge["samples_answered"] = samples_answered
@@ -331,9 +332,18 @@ def verdict_document(
         "judge": judge,
         "judged_at": judged_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "rerun": case.record.info.model_dump() if case.record else None,
-        "claims": [c.model_dump(exclude_none=True) for c in claims],
+        "claims": [claim_document(c) for c in claims],
     }
     VerdictFile.model_validate(doc)  # never write what validate would reject
+    return doc
+
+
+def claim_document(claim: ClaimVerdict) -> dict[str, Any]:
+    """One claim's verdict as the file holds it: empty fields left out, but a scope's open
+    range end written as null ("claimed for every value"), not dropped."""
+    doc = claim.model_dump(exclude_none=True, by_alias=True)
+    if claim.scope is not None:
+        doc["scope"] = claim.scope.written()
     return doc
 
 

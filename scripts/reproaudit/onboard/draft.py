@@ -27,6 +27,7 @@ from ..llm.endpoint import Endpoint
 from ..llm.halt import Halt
 from ..llm.settings import truncate
 from ..models import Claim
+from ..units import scale_of
 
 PROMPT_VERSION = 2
 ATTEMPTS = 3
@@ -121,6 +122,7 @@ def check_claims(items: Any, text: str) -> tuple[list[dict[str, Any]], int, int]
             if item.get(key) is not None:
                 claim[key] = item[key]
         claim["quote"] = " ".join(quote.split())
+        _draft_scale(claim)
         try:
             Claim.model_validate(claim)
         except ValidationError:
@@ -129,6 +131,17 @@ def check_claims(items: Any, text: str) -> tuple[list[dict[str, Any]], int, int]
         if len(kept) < MAX_CLAIMS:
             kept.append(claim)
     return kept, no_quote, invalid
+
+
+def _draft_scale(claim: dict[str, Any]) -> None:
+    """Add the scale the claim's quote names to a target that states none (in place)."""
+    target, regime = claim.get("target"), claim.get("regime")
+    if not isinstance(target, dict) or target.get("scale") is not None:
+        return
+    parameter = regime.get("parameter") if isinstance(regime, dict) else None
+    scale = {k: v for k, v in scale_of(claim["quote"]).items() if k != parameter}  # a regime
+    if scale:
+        target["scale"] = scale
 
 
 def request_body(model: str, text: str) -> dict[str, Any]:

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from ..autorerun import RerunPlan
 from .markdown_text import code, plain
-from .model import PENDING, Report, log_lines, outcome_sentence, rerun_line, shorten
+from .model import (
+    PENDING,
+    Report,
+    fix_lines,
+    log_lines,
+    outcome_sentence,
+    rerun_line,
+    shorten,
+)
 
 MARKER = "<!-- reproaudit:report"
 PENDING_NOTE = (
@@ -51,6 +59,12 @@ def render_markdown(report: Report) -> str:
             lines.append(f"- {mark} {where}{field}: {message} (`{plain(p.code)}`)")
             if p.hint:
                 lines.append(f"  - hint: {plain(shorten(p.hint, 300), 400)}")
+    if report.fixable:
+        lines += ["", "### To fix before merging", ""]
+        lines += [
+            f"- ❌ `{flag}` ({plain(claims, 300)}): {plain(what, 400)}"
+            for flag, claims, what in fix_lines(report)
+        ]
     for verdict in report.verdicts:
         pending = verdict.numbers != "ci_rerun"
         lines += [

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from .. import layout
 from ..autorerun import RerunPlan
 from ..escaping import clip
+from ..hints import FIXABLE, fixable
 from .artifact import ArtifactProblem, ArtifactVerdict
 
 PENDING = "pending"
@@ -38,6 +39,15 @@ class LocalRerun:
 
 
 @dataclass(frozen=True)
+class Fixable:
+    """A claim whose verdict carries flags the contributor can fix (``hints.FIXABLE``)."""
+
+    logbook: str  # paper/logbook
+    claim: str
+    flags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Report:
     """What a report says, computed once; the Markdown and terminal renderers show it."""
 
@@ -55,6 +65,7 @@ class Report:
     notes: tuple[str, ...] = ()  # the report's own findings (base-branch code), shown as info
     reruns: tuple[RerunPlan, ...] = ()  # how CI re-runs each logbook (base-branch code, git)
     empty: int | None = None  # claims left empty (None: count the verdicts' not_addressed)
+    fixable: tuple[Fixable, ...] = ()  # flags the contributor can fix: the status is fail
 
     @property
     def status(self) -> str:
@@ -111,21 +122,29 @@ def build_report(
     checks = [f"reproaudit check {f}" for f in books[:10] if "`" not in f] or [
         "reproaudit validate --changed-from origin/main"
     ]
+    verdicts = list(verdicts)
+    to_fix = tuple(
+        Fixable(f"{v.paper}/{v.logbook}", c.claim, tuple(found))
+        for v in verdicts
+        for c in v.claims
+        if (found := fixable(c.flags))
+    )
     return Report(
         pr=pr,
-        ok=not errors and not outside and not failed_rerun,
+        ok=not errors and not outside and not failed_rerun and not to_fix,
         head_sha=head_sha,
         committed=committed,
         errors=errors,
         outside=outside,
         by_file={k: by_file[k] for k in sorted(by_file)},
-        verdicts=list(verdicts),
+        verdicts=verdicts,
         checks=checks,
         rerun=rerun,
         rerun_expected=rerun_expected,
         notes=tuple(notes),
         reruns=tuple(reruns),
         empty=empty,
+        fixable=to_fix,
     )
 
 
@@ -153,6 +172,19 @@ def outcome_sentence(report: Report, code_of: Callable[[str], str] = _backticks)
             f"The local re-run {what}{code_text} {where}: a failed re-run verifies nothing; "
             "fix the command, then check again."
         )
+    if report.fixable:
+        n = len(report.fixable)
+        many = len({f.logbook for f in report.fixable}) > 1
+        which = ", ".join(
+            (f"{f.logbook.split('/')[-1]} " if many else "") + f"{f.claim}: {'/'.join(f.flags)}"
+            for f in report.fixable[:8]
+        )
+        more = f" and {n - 8} more" if n > 8 else ""
+        return (
+            f"Valid, but {n} claim{'s' if n != 1 else ''} {'carry' if n != 1 else 'carries'} "
+            f"a flag you can fix ({which}{more}) {where}: fix {'them' if n != 1 else 'it'} "
+            "as said below, then check again."
+        )
     count = len(report.verdicts)
     empty = report.empty
     if empty is None:
@@ -175,6 +207,16 @@ def outcome_sentence(report: Report, code_of: Callable[[str], str] = _backticks)
         f"Valid, {addressed}: {count} logbook{'s' if count != 1 else ''} checked {where}; "
         f"the rules verdicts are below.{then}"
     )
+
+
+def fix_lines(report: Report) -> list[tuple[str, str, str]]:
+    """(flag, the claims carrying it, what to do) for each fixable flag on the report."""
+    flags = [f for f in FIXABLE if any(f in item.flags for item in report.fixable)]
+    lines = []
+    for flag in flags:
+        claims = ", ".join(sorted({item.claim for item in report.fixable if flag in item.flags}))
+        lines.append((flag, claims, FIXABLE[flag]))
+    return lines
 
 
 def shorten(text: str, limit: int) -> str:

@@ -17,7 +17,15 @@ from contextlib import contextmanager
 from typing import TextIO
 
 from ..escaping import strip_controls
-from .model import PENDING, Report, log_lines, outcome_sentence, rerun_line, shorten
+from .model import (
+    PENDING,
+    Report,
+    fix_lines,
+    log_lines,
+    outcome_sentence,
+    rerun_line,
+    shorten,
+)
 
 _COLOURS = {"red": "31", "green": "32", "yellow": "33", "bold": "1", "dim": "2"}
 _VERDICT_COLOUR = {
@@ -70,6 +78,10 @@ def render_terminal(report: Report, *, colour: bool = False) -> str:
             lines += body
             if p.hint:
                 lines += wrap(f"hint: {clean(p.hint)}", "      ")
+    if report.fixable:
+        lines += ["", paint("To fix before the pull request:", "bold")]
+        for flag, claims, what in fix_lines(report):
+            lines += wrap(f"{flag} ({clean(claims)}): {what}", "  ")
     for verdict in report.verdicts:
         pending = verdict.numbers != "ci_rerun"
         lines += [

@@ -60,7 +60,6 @@ import sys
 import tarfile
 import tempfile
 import time
-import urllib.request
 from typing import Any
 
 try:  # inside the package; in a job the bundle defines these names above this file
@@ -208,6 +207,10 @@ def fetch_archive(url: str, dest: str) -> None:
 
     Only regular files and folders are unpacked, and only inside ``dest``.
     """
+    # imported here: the host imports this module for host_problem, and a network client
+    # has no business in `check`'s imports (tests/test_check.py)
+    import urllib.request
+
     with tempfile.TemporaryFile() as tmp:
         with urllib.request.urlopen(url, timeout=120) as response:
             size = 0

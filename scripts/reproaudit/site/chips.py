@@ -32,11 +32,17 @@ class Chips:
         state: str | None = None,
         answer: Any = None,
         flags: list[str] | None = None,
+        tested: str = "",
     ) -> Markup:
         """A verdict chip in the one vocabulary (``words.claim_state``): "awaiting re-run",
-        "falsified, under review, disputed by the authors" (dated, with the fix's link)."""
+        "falsified, under review, disputed by the authors" (dated, with the fix's link);
+        ``tested``: the range a verified held for when it holds only there ("verified,
+        within the tested range", then "held for k = 2..512; claimed for all k >= 2")."""
         stance = answer.stance if answer is not None and v == "falsified" else None
-        out = str(self.state(words.claim_state(v, flags or (), state, stance)))
+        within = bool(tested) and v == "verified"
+        out = str(self.state(words.claim_state(v, flags or (), state, stance, within)))
+        if within:
+            out += f' <span class="ra-note ra-tested">({escape(tested)})</span>'
         if review == "reject":
             out += ' <span class="ra-note">(maintainer: rejected)</span>'
         if stance:

@@ -14,6 +14,8 @@ import re
 from collections import Counter, defaultdict
 from typing import Any
 
+import numpy as np
+
 from .. import layout
 from ..fold import BUCKETS, CLAIM_FOLDS, stats
 from ..judge.points import rerun_number, rerun_sweep
@@ -50,11 +52,13 @@ from .pages import (
 from .words import (
     OUTCOMES,
     STATES,
+    WITHIN,
     Shown,
     claim_state,
     fold_state,
     outcome_label,
     paper_state,
+    tested_range,
 )
 
 FEED_SIZE = 50
@@ -169,13 +173,37 @@ def paper_answer(data: SiteData, paper_id: str) -> Review | None:
     return max(found, key=lambda r: r.at) if found else None
 
 
+def row_tested(row: Any) -> str:
+    """A verdict row's tested range in words when its verified holds only within it, else ""
+    (``within_tested_range``, rules version 4)."""
+    within = getattr(row, "within_tested_range", False)  # NaN or None in a row without it
+    if row.verdict != "verified" or not (isinstance(within, bool | np.bool_) and within):
+        return ""
+    return tested_range(getattr(row, "scope", None)) or WITHIN
+
+
 def row_state(row: Any, answers: dict[tuple[str, str], Review]) -> Shown:
     """A verdict row (reviews applied) as every surface shows it."""
     answer = answers.get((row.logbook, row.claim)) if row.verdict == "falsified" else None
     review = row.review if isinstance(row.review, str) else None  # NaN when none
     return claim_state(
-        row.verdict, row.flags, review_state(row.verdict, review), answer.stance if answer else None
+        row.verdict,
+        row.flags,
+        review_state(row.verdict, review),
+        answer.stance if answer else None,
+        bool(row_tested(row)),
     )
+
+
+def paper_within(data: SiteData, paper_id: str) -> bool:
+    """Whether a claim the paper's outcome counts verified holds only within the tested range:
+    the fold's rule 5, read from the counted rows."""
+    folds = data.claim_folds_of(paper_id)
+    limited: dict[str, bool] = {}
+    for row in data.rows_of(paper_id):
+        if row.counted and row.verdict == "verified":
+            limited[row.claim] = limited.get(row.claim, True) and bool(row_tested(row))
+    return any(folds.get(claim) == "verified" and only for claim, only in limited.items())
 
 
 def paper_shown(data: SiteData, paper_id: str) -> Shown:
@@ -186,7 +214,10 @@ def paper_shown(data: SiteData, paper_id: str) -> Shown:
         shown = [row_state(r, answers) for r in data.rows_of(paper_id) if r.counted]
         answer = paper_answer(data, paper_id)
         memo[paper_id] = paper_state(
-            data.bucket_of.get(paper_id, "untested"), shown, answer.stance if answer else None
+            data.bucket_of.get(paper_id, "untested"),
+            shown,
+            answer.stance if answer else None,
+            paper_within(data, paper_id),
         )
     return memo[paper_id]
 
@@ -220,6 +251,7 @@ def _cell(row: Any, answer: Review | None = None) -> Cell:
         evidence=row.evidence,
         counted=bool(row.counted),
         answer=answer if row.verdict == "falsified" else None,
+        tested=row_tested(row),
     )
 
 
@@ -438,6 +470,9 @@ def logbook_context(data: SiteData, key: Key) -> LogbookPage:
                 answer=latest_answers(data, key[0]).get((key[1], claim.id))
                 if shown == "falsified"
                 else None,
+                tested=(tested_range(item.scope) or WITHIN)
+                if item and item.within_tested_range and shown == "verified"
+                else "",
             )
         )
     code = book.code
@@ -562,7 +597,10 @@ def _entry(data: SiteData, key: Key, verdict: VerdictFile) -> VerdictEntry:
     shown = (
         [row_state(r, answers) for r in rows]
         if rows
-        else [claim_state(c.verdict, c.flags) for c in verdict.claims]
+        else [
+            claim_state(c.verdict, c.flags, within=bool(c.within_tested_range))
+            for c in verdict.claims
+        ]
     )
     counts = Counter(s.label for s in shown)
     first = {s.label: s for s in reversed(shown)}

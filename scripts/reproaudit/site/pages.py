@@ -28,6 +28,7 @@ class Cell:
     evidence: str
     counted: bool  # False: superseded by a later logbook of the same contributor
     answer: Review | None = None  # the authors' latest answer on this falsification
+    tested: str = ""  # a verified that holds only within the range tested: that range, in words
 
 
 @dataclass(frozen=True)
@@ -156,6 +157,7 @@ class ClaimResult:
     measurements: list[MeasurementRow]
     sweep_rerun: list[tuple[Any, Any]] | None
     answer: Review | None = None  # the authors' latest answer on this falsification
+    tested: str = ""  # a verified that holds only within the range tested: that range, in words
 
 
 @dataclass(frozen=True)

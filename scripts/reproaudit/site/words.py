@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 MEANING_URL = "meaning/"
 # an inconclusive verdict flagged not_rerun, as chips and paper lines show it
 AWAITING = "awaiting re-run"
+# a verified that holds only within the range tested (rules version 4), wherever it is shown
+WITHIN = "within the tested range"
 
 # outcome of a paper (the fold's buckets), in the order the home page shows them
 OUTCOMES: dict[str, tuple[str, str]] = {
@@ -146,6 +149,12 @@ FLAGS: dict[str, tuple[str, str]] = {
         "unit or scale (a percentage typed as a fraction, milliseconds labelled as "
         "microseconds) than a result, so it is not used.",
     ),
+    "scale_short": (
+        "evaluation too small",
+        "The claim states the size of its evaluation (test points, training steps) and the "
+        "re-run measured on less, or its outputs do not say on how much: its numbers count as "
+        "toy at best, whatever the logbook says its setup was.",
+    ),
     "hardware_mismatch": (
         "other hardware",
         "The claim states the hardware it was measured on, and the re-run ran on other "
@@ -259,6 +268,14 @@ QUALIFIERS: dict[str, tuple[str, str]] = {
         "typed them). It is drawn as an outline, never like a re-run verdict, and the next "
         "run of the judge makes it \u201cawaiting re-run\u201d until a re-run passes.",
     ),
+    "within_range": (
+        WITHIN,
+        "A verified claim that reaches past what was tested (most often a claim for every "
+        "value of a parameter, with no upper end): the numbers held over the range shown "
+        "beside it (\u201cheld for k = 2..512; claimed for all k >= 2\u201d), which says "
+        "nothing of the values beyond it. A paper fully reproduced on such a claim says "
+        "\u201cwithin the tested range\u201d too.",
+    ),
     "agree": (
         AUTHOR_ANSWERS["agree"],
         "The paper's authors answered the falsification (/author agree) and accept it.",
@@ -302,18 +319,34 @@ def _shown(key: str, label: str, qualifiers: list[str], prefix: str = "state") -
 DECIDED = ("verified", "falsified", "toy")
 
 
+def tested_range(scope: Any) -> str:
+    """The range a verified held for, beside what the claim says: "held for k = 2..512;
+    claimed for all k >= 2" (a ``Scope``, or its dict as verdict files hold it); "" without
+    a regime."""
+    from ..judge.coverage import held_text
+    from ..models import Scope
+
+    if isinstance(scope, dict):
+        scope = Scope.model_validate(scope)
+    if not isinstance(scope, Scope) or scope.regime is None:
+        return ""
+    return held_text(scope.regime)
+
+
 def claim_state(
     verdict: str | None,
     flags: Iterable[str] = (),
     review: str | None = None,
     answer: str | None = None,
+    within: bool = False,
 ) -> Shown:
     """How one logbook's verdict on a claim is shown.
 
     ``review`` is the falsification's review state (``under_review`` or ``confirmed``),
     ``answer`` the authors' latest stance on it. An inconclusive verdict flagged
     ``not_rerun`` is "awaiting re-run"; a decided verdict flagged ``not_rerun`` (an older
-    judge's) is qualified "not re-run" and drawn differently.
+    judge's) is qualified "not re-run" and drawn differently. ``within``: the verdict's
+    ``within_tested_range``; a verified is then "verified, within the tested range".
     """
     flags = set(flags)
     quals = []
@@ -327,6 +360,8 @@ def claim_state(
         key = verdict if verdict in STATES else "inconclusive"
     if verdict in DECIDED and "not_rerun" in flags:
         quals.append("not_rerun")
+    if verdict == "verified" and within:
+        quals.append("within_range")
     if verdict == "falsified" and answer in AUTHOR_ANSWERS:
         quals.append(answer)
     return _shown(key, STATES[key][0], quals)
@@ -347,16 +382,21 @@ def fold_state(fold: str, shown: Iterable[Shown], answer: str | None = None) -> 
         same = [s for s in shown if s.key == key]
         if same and all("not_rerun" in s.qualifiers for s in same):
             quals.append("not_rerun")
+        if fold == "verified" and same and all("within_range" in s.qualifiers for s in same):
+            quals.append("within_range")  # the fold's rule 5: every counted verified is
     if key in ("under_review", "confirmed") and answer in AUTHOR_ANSWERS:
         quals.append(answer)
     return _shown(key, STATES[key][0], quals)
 
 
-def paper_state(bucket: str | None, shown: Iterable[Shown], answer: str | None = None) -> Shown:
+def paper_state(
+    bucket: str | None, shown: Iterable[Shown], answer: str | None = None, within: bool = False
+) -> Shown:
     """A paper's outcome (the fold's bucket) as its header, badge and feeds show it, from its
     counted claim verdicts and the authors' latest answer on a falsification that counts:
     "Falsified, under review", "Awaiting re-run", "Mixed, under review, disputed by the
-    authors"."""
+    authors". ``within``: a claim it counts verified holds only within the tested range, and a
+    fully reproduced paper says so: "Fully reproduced, within the tested range"."""
     shown = list(shown)
     keys = {s.key for s in shown}
     bucket = bucket or "untested"
@@ -375,6 +415,8 @@ def paper_state(bucket: str | None, shown: Iterable[Shown], answer: str | None =
     decided = [s for s in shown if s.key in ("verified", "under_review", "confirmed", "toy")]
     if decided and all("not_rerun" in s.qualifiers for s in decided):
         quals.insert(0, "not_rerun")
+    if bucket == "fully_reproduced" and within:
+        quals.append("within_range")
     words = [label] + [QUALIFIERS[q][0] for q in quals]
     css = f"ra-bucket--{bucket}" + (" ra-bucket--not_rerun" if "not_rerun" in quals else "")
     return Shown(bucket, ", ".join(words), css, f"{prefix}-{bucket}", tuple(quals))
