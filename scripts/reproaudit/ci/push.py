@@ -25,13 +25,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from .. import layout
 from ..errors import ArtifactError, GitError, InputError
 from ..gitrun import run_git
 from ..scratch import held_dir, sweep, temp_root
 from .changes import auth_env
+
+if TYPE_CHECKING:
+    from .pending import PendingPush
 
 BOT_NAME = "reproaudit[bot]"
 BOT_EMAIL = "reproaudit-bot@users.noreply.github.com"
@@ -79,12 +82,15 @@ def push_change(
     fallback_branch: str | None = None,
     open_pull: OpenPull | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    create: bool = False,
 ) -> PushResult:
     """Apply ``apply`` to the current ``remote``/``branch`` and push it; retry on races.
 
     ``apply(worktree)`` writes the change into a fresh checkout of the branch and
     returns the repository-relative paths it wrote (only those are committed); it
-    raises ``ApplyConflict`` when the branch no longer accepts the change.
+    raises ``ApplyConflict`` when the branch no longer accepts the change. With
+    ``create``, a branch the remote does not have yet starts as a commit of its
+    own (no history shared with any other branch) holding only the change.
     """
     repo_dir = Path(repo_dir)
     with held_dir(temp_root(), SCRATCH_PREFIX) as scratch:
@@ -100,6 +106,7 @@ def push_change(
             fallback_branch,
             open_pull,
             sleep,
+            create,
         )
 
 
@@ -115,6 +122,7 @@ def _push_in(
     fallback_branch: str | None,
     open_pull: OpenPull | None,
     sleep: Callable[[float], None],
+    create: bool = False,
 ) -> PushResult:
     """``push_change`` in the scratch checkout ``work``, removed (and unregistered) after."""
     sweep(temp_root(), SCRATCH_PREFIX)  # scratch checkouts of pushes that were killed
@@ -123,8 +131,11 @@ def _push_in(
     try:
         last_error = ""
         for attempt in range(1, attempts + 1):
-            tip = _fetch(work, remote, branch)
-            _run(work, "reset", "--hard", "--quiet", tip)
+            tip = _fetch(work, remote, branch, missing_ok=create)
+            if tip is None:  # a new branch: an empty tree, and a first commit with no parent
+                _run(work, "read-tree", "--empty")
+            else:
+                _run(work, "reset", "--hard", "--quiet", tip)
             _run(work, "clean", "-fdxq")
             try:
                 paths = apply(work)
@@ -146,9 +157,12 @@ def _push_in(
             if not paths:
                 return PushResult("nothing", attempt, None, "nothing to commit")
             _run(work, "add", "-A", "--", *paths)
-            if not _run(work, "diff", "--cached", "--quiet", check=False).returncode:
+            if (
+                tip is not None
+                and not _run(work, "diff", "--cached", "--quiet", check=False).returncode
+            ):
                 return PushResult("nothing", attempt, None, "nothing changed")
-            _commit(work, message)
+            _commit(work, message, root=tip is None)
             pushed = _run(
                 work,
                 "push",
@@ -191,24 +205,30 @@ def _push_in(
         _run(repo_dir, "worktree", "remove", "--force", str(work), check=False)
 
 
-def _fetch(work: Path, remote: str, branch: str) -> str:
-    _run(work, "fetch", "--no-tags", "--quiet", "--end-of-options", remote, f"refs/heads/{branch}")
+MISSING_REF = re.compile(r"couldn't find remote ref", re.IGNORECASE)
+
+
+def _fetch(work: Path, remote: str, branch: str, *, missing_ok: bool = False) -> str | None:
+    """The branch's tip on the remote, fetched; None when it has no such branch and
+    ``missing_ok`` (else git's error)."""
+    args = ("fetch", "--no-tags", "--quiet", "--end-of-options", remote, f"refs/heads/{branch}")
+    done = _run(work, *args, check=not missing_ok)
+    if done.returncode != 0:
+        if MISSING_REF.search(done.stderr):
+            return None
+        _run(work, *args)  # the same error, raised with its message
     return _run(work, "rev-parse", "FETCH_HEAD").stdout.strip()
 
 
-def _commit(work: Path, message: str) -> None:
-    _run(
-        work,
-        "-c",
-        f"user.name={BOT_NAME}",
-        "-c",
-        f"user.email={BOT_EMAIL}",
-        "commit",
-        "--quiet",
-        "--no-verify",
-        "-m",
-        message,
-    )
+def _commit(work: Path, message: str, *, root: bool = False) -> None:
+    """Commit the index as the bot; ``root``: as a first commit, with no parent."""
+    who = ("-c", f"user.name={BOT_NAME}", "-c", f"user.email={BOT_EMAIL}")
+    if root:
+        tree = _run(work, "write-tree").stdout.strip()
+        sha = _run(work, *who, "commit-tree", "-m", message, tree).stdout.strip()
+        _run(work, "reset", "--soft", "--quiet", sha)
+        return
+    _run(work, *who, "commit", "--quiet", "--no-verify", "-m", message)
 
 
 def _last_line(text: str) -> str:
@@ -258,30 +278,36 @@ def _fallback(
 # --- the changes workflows make, as functions of a fresh checkout ------------------------
 
 
-def apply_review(record: dict) -> Apply:
-    """Append one review (an outcome's ``record``) to the fresh ``reviews.yaml``."""
+def apply_review(record: dict, under: str = "") -> Apply:
+    """Append one review (an outcome's ``record``) to the fresh ``reviews.yaml``
+    (of the folder ``under``, e.g. a pull request's in the pending area)."""
 
     def apply(work: Path) -> list[str]:
-        from .. import layout
         from .commands import append_review
 
         try:
-            append_review(work, record)
+            append_review(work / under, record)
         except InputError as exc:  # the fresh reviews.yaml does not take the record
             raise ApplyConflict(exc.problems[0].message) from None
-        return [layout.reviews_rel(record["paper"])]
+        return [_under(under, layout.reviews_rel(record["paper"]))]
 
     return apply
+
+
+def _under(under: str, rel: str) -> str:
+    return f"{under.strip('/')}/{rel}" if under else rel
 
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
 
-def apply_records(source: Path) -> Apply:
-    """Replace ``reruns/<paper>/<logbook>/`` whole by each record folder under ``source``."""
+def apply_records(source: Path, under: str = "") -> Apply:
+    """Replace ``reruns/<paper>/<logbook>/`` whole by each record folder under ``source``
+    (in the folder ``under``, e.g. a pull request's in the pending area)."""
     source = Path(source)
 
     def apply(work: Path) -> list[str]:
+        work = work / under if under else work
         written = []
         for run in sorted(source.glob(f"*/*/{layout.RUN_JSON}")):
             folder = run.parent
@@ -302,7 +328,7 @@ def apply_records(source: Path) -> Apply:
                 target.rename(old)
             staging.rename(target)
             shutil.rmtree(old, ignore_errors=True)
-            written.append(layout.rerun_rel(paper, logbook))
+            written.append(_under(under, layout.rerun_rel(paper, logbook)))
         return written
 
     return apply
@@ -353,13 +379,43 @@ def push_from(
     repo_name: str | None = None,
     fallback_branch: str | None = None,
     run_id: str = "local",
-) -> PushResult | None:
-    """``ci push KIND --from SOURCE``: commit that change to ``branch`` (see ``push_change``).
+    pr: int | None = None,
+    pending_branch: str | None = None,
+) -> PushResult | PendingPush | None:
+    """``ci push KIND --from SOURCE``: commit that change (see ``push_change``).
 
-    review: SOURCE is the outcome JSON of ``ci command`` (None when it records
-    nothing); reruns, verdicts: a folder of them. What the branch refuses goes
-    to ``fallback_branch`` and a pull request in ``repo_name``.
+    verdicts: SOURCE is a folder of them, committed to ``branch``. review: SOURCE is
+    the outcome JSON of ``ci command`` (None when it records nothing); reruns: a
+    folder of them. Those two go to the pending branch under their pull request
+    (the outcome's ``pr``, or ``pr``), never straight to ``branch``; then
+    ``pending.promote`` moves on what ``branch`` may take now (``ci/pending.py``).
+    What ``branch`` refuses goes to ``fallback_branch`` and a pull request in
+    ``repo_name``.
     """
+    from .pending import PENDING_BRANCH, pending_records, pending_review, push_pending
+
+    open_pull = None
+    github = None
+    if repo_name:
+        from .github import GitHub
+
+        github = GitHub.from_env()
+
+        def open_pull(head: str, title: str, body: str) -> str:
+            assert github is not None
+            return github.create_pull(repo_name, title, head, branch, body)
+
+    fallback = fallback_branch or f"reproaudit/{kind}-{run_id}"
+    if kind == "verdicts":
+        return push_change(
+            repo_dir,
+            apply_verdicts(source),
+            message,
+            remote=remote,
+            branch=branch,
+            fallback_branch=fallback,
+            open_pull=open_pull,
+        )
     if kind == "review":
         from .events import read_json
 
@@ -369,28 +425,26 @@ def push_from(
             return None
         if not (isinstance(record, dict) and isinstance(record.get("paper"), str)):
             raise ArtifactError(source, "record: not a review with its paper")
-        apply = apply_review(record)
+        number = outcome.get("pr")
+        if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+            raise ArtifactError(source, "pr: not the number of the pull request it came from")
+        apply = pending_review(record, number)
     elif kind == "reruns":
-        apply = apply_records(source)
-    elif kind == "verdicts":
-        apply = apply_verdicts(source)
+        if pr is None:
+            raise ValueError("re-run records go under their pull request: give its number")
+        number, apply = pr, pending_records(source, pr)
     else:
         raise ValueError(f"unknown kind {kind!r}; one of {KINDS}")
-    open_pull = None
-    if repo_name:
-        from .github import GitHub
-
-        github = GitHub.from_env()
-
-        def open_pull(head: str, title: str, body: str) -> str:
-            return github.create_pull(repo_name, title, head, branch, body)
-
-    return push_change(
-        repo_dir,
+    return push_pending(
         apply,
+        number,
+        repo_dir,
         message,
+        github=github,
+        repo_name=repo_name,
         remote=remote,
         branch=branch,
-        fallback_branch=fallback_branch or f"reproaudit/{kind}-{run_id}",
+        pending_branch=pending_branch or PENDING_BRANCH,
+        fallback_branch=fallback,
         open_pull=open_pull,
     )
