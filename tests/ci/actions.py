@@ -328,15 +328,6 @@ class Actions:
         self.runs.append(result)
         return result
 
-    def timings(self) -> str:
-        """Seconds per workflow run and its slowest steps (the loop test prints them)."""
-        lines = []
-        for run in self.runs:
-            steps = [(s.seconds, f"{j.name}/{s.name}") for j in run.jobs.values() for s in j.steps]
-            slow = ", ".join(f"{name} {sec:.1f}" for sec, name in sorted(steps)[::-1][:3])
-            lines.append(f"{run.workflow}: {run.seconds:.1f} s ({slow})")
-        return "\n".join(lines)
-
     def _job(
         self,
         name: str,

@@ -466,7 +466,6 @@ def test_a_pull_requests_whole_life_never_breaks_the_default_branch(life: Life) 
     assert life.files(PENDING_BRANCH) == ["README.md"] and zed() == []
     assert "zed-paging-1" not in (life.show("main", f"verdicts/{PAPER}/reviews.yaml") or "")
     life.untouched()  # every move happened in a site run: none after a bot push
-    print(life.actions.timings())
     assert (life.gates_run, life.builds_run) == (5, 2)
 
 

@@ -40,7 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .. import layout
 from ..errors import GitError, GitHubError, ReproauditError
@@ -56,6 +56,9 @@ from .changes import auth_env
 from .github import GitHub
 from .prfiles import tree_entries
 from .push import Apply, OpenPull, PushResult, apply_records, apply_review, push_change
+
+if TYPE_CHECKING:
+    from ..repo import Corpus
 
 PENDING_BRANCH = "reproaudit/pending"
 KEEP_CLOSED = timedelta(days=30)
@@ -271,6 +274,7 @@ def pull_states(github: GitHub | None, repo: str | None, prs: list[int]) -> dict
 
 
 Fate = Literal["moved", "kept", "dropped"]
+FATES: tuple[Fate, ...] = ("moved", "kept", "dropped")
 
 
 @dataclass(frozen=True)
@@ -303,7 +307,7 @@ class PromoteReport:
                     f"{where}: {result.status} after {result.attempts} attempt(s): "
                     f"{result.message}{url}"
                 )
-        counts = {fate: sum(d.fate == fate for d in self.decisions) for fate in Fate.__args__}  # type: ignore[attr-defined]
+        counts = {fate: sum(d.fate == fate for d in self.decisions) for fate in FATES}
         out.append(
             f"{counts['moved']} moved to the default branch, {counts['kept']} kept pending, "
             f"{counts['dropped']} dropped"
@@ -342,6 +346,7 @@ def apply_promotion(
 ) -> Apply:
     """Write onto a fresh checkout of the default branch what may move there now, deciding
     (into ``decisions``, renewed at each attempt) the fate of every entry."""
+    from ..repo import Corpus
     from ..reproduce.record import replace_folder
     from .commands import append_review
     from .store import check_record, logbook_inputs
@@ -350,6 +355,7 @@ def apply_promotion(
         decisions.clear()
         tip = run_git(work, "rev-parse", "HEAD", text=True).stdout.strip()
         written: list[str] = []
+        corpus = Corpus(work)  # the branch's papers, read once per attempt
         with GitTree(work, tip) as tree:
             for record in pending.records:
                 where = "the default branch"
@@ -366,7 +372,7 @@ def apply_promotion(
                     decisions.append(Decision(record, *_not_moving(state, now, why)))
             for answer in pending.answers:
                 state = states.get(answer.pr, PullState("unknown"))
-                why = _answer_blocked(tree, work, answer)
+                why = _answer_blocked(tree, corpus, answer)
                 if state.state != "merged" or why is not None:
                     decisions.append(
                         Decision(answer, *_not_moving(state, now, why or "it waits for the merge"))
@@ -386,14 +392,12 @@ def apply_promotion(
     return apply
 
 
-def _answer_blocked(tree: GitTree, work: Path, answer: PendingAnswer) -> str | None:
+def _answer_blocked(tree: GitTree, corpus: Corpus, answer: PendingAnswer) -> str | None:
     """Why the default branch cannot take this answer (its logbook or claim is missing)."""
-    from ..repo import Corpus
-
     logbook = answer.record["logbook"]
     if tree.read(layout.logbook_rel(answer.paper, logbook)) is None:
         return f"the default branch has no logbook {answer.paper}/{logbook}"
-    paper = Corpus(work).paper(answer.paper)
+    paper = corpus.paper(answer.paper)
     if paper is None or paper.claim(answer.record["claim"]) is None:
         return f"the default branch has no claim {answer.record['claim']} of paper {answer.paper}"
     return None

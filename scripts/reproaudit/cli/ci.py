@@ -320,7 +320,7 @@ def ci_push(
     Re-run records and reviews wait on the pending branch until their pull request is
     merged (`ci promote`, run here for that pull request: a merged one's move at once).
     """
-    from ..ci.push import push_from
+    from ..ci.steps import push_from
 
     if dispatch_workflow and not repo_name:
         raise click.UsageError("--dispatch needs --repo-name OWNER/NAME")
