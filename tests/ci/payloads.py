@@ -117,30 +117,45 @@ def pull(
     changed_files: int = 0,
     repo: str = REPO,
     head_ref: str = "patch-1",
+    head_repo: str | None = None,
+    state: str = "open",
+    merged: bool = False,
+    closed_at: str | None = None,
 ) -> dict[str, Any]:
     """``GET /repos/{owner}/{repo}/pulls/{number}`` (the fields the flow reads, and more).
 
     The head branch is in the base repository (``head.repo``), as for a maintainer-pushed or
-    same-repository branch; runs of such a pull request list it in ``pull_requests``.
+    same-repository branch, unless ``head_repo`` names a fork; runs of a same-repository pull
+    request list it in ``pull_requests``, runs of a fork's list none. A merged pull request is
+    ``state: closed`` with ``merged: true``.
     """
+    fork = head_repo or repo
     return {
         "url": f"{API}/repos/{repo}/pulls/{number}",
         "id": 279147437,
         "html_url": f"{WEB}/{repo}/pull/{number}",
         "number": number,
-        "state": "open",
         "title": "Add a logbook",
         "user": user(author),
         "author_association": association,
         "head": {
-            "label": f"{repo.split('/')[0]}:{head_ref}",
+            "label": f"{fork.split('/')[0]}:{head_ref}",
             "ref": head_ref,
             "sha": head,
             "user": user(author),
+            "repo": repository(fork),
+        },
+        "base": {
+            "label": f"{repo.split('/')[0]}:main",
+            "ref": "main",
+            "sha": base,
+            "user": user(repo.split("/")[0]),
             "repo": repository(repo),
         },
-        "base": {"label": "Codertocat:main", "ref": "main", "sha": base},
-        "merged": False,
+        "state": state,
+        "merged": merged,
+        "merged_at": closed_at if merged else None,
+        "closed_at": closed_at,
         "commits": 1,
         "changed_files": changed_files,
     }
@@ -170,23 +185,30 @@ def workflow_run_event(
     conclusion: str = "success",
     run_id: int = 30433642,
     repo: str = REPO,
+    head_repo: str | None = None,
+    head_ref: str = "patch-1",
 ) -> dict[str, Any]:
-    """A ``workflow_run.completed`` event of validate.yml for a pull request's head."""
+    """A ``workflow_run.completed`` event of validate.yml for a pull request's head.
+
+    With ``head_repo`` (a fork), ``pull_requests`` is empty, as GitHub sends it for forks.
+    """
     pulls = []
-    if number is not None:
+    if number is not None and head_repo is None:
         pulls.append(
             {
                 "url": f"{API}/repos/{repo}/pulls/{number}",
                 "id": 279147437,
                 "number": number,
-                "head": {"ref": "patch-1", "sha": head, "repo": {"name": repo.split("/")[1]}},
+                "head": {"ref": head_ref, "sha": head, "repo": {"name": repo.split("/")[1]}},
                 "base": {"ref": "main", "sha": base, "repo": {"name": repo.split("/")[1]}},
             }
         )
+    run = workflow_run(
+        head, run_id=run_id, conclusion=conclusion, head_ref=head_ref, head_repo=head_repo or repo
+    )
     return {
         "action": "completed",
-        "workflow_run": workflow_run(head, run_id=run_id, conclusion=conclusion)
-        | {"pull_requests": pulls},
+        "workflow_run": run | {"pull_requests": pulls},
         "repository": repository(repo),
         "sender": user("contributor"),
     }

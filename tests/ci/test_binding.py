@@ -67,3 +67,37 @@ def test_unreadable_times_are_not_evidence() -> None:
     good = [payloads.workflow_run(HEAD, created_at="2026-07-21T09:00:00Z")]
     rewritten = [payloads.force_pushed("garbled")]
     assert check(good, rewritten).status == "after"
+
+
+FORK = "yara/Hello-World"
+FORK_PULL = payloads.pull(PR, head=HEAD, head_repo=FORK)
+
+
+def test_a_forks_pull_request_is_dated_by_the_forks_own_run() -> None:
+    """GitHub lists no pull request in the runs of a fork's pull request: the fork and its
+    branch say whose push a run was."""
+
+    def fork_check(runs: list[dict[str, Any]], timeline: list[dict[str, Any]] | None = None):
+        return decide(HEAD, AT, runs, timeline or [], number=PR, pull=FORK_PULL)
+
+    ours = payloads.workflow_run(HEAD, pulls=(), head_repo=FORK)
+    assert fork_check([ours]).status == "before"
+    # another fork's branch of the same name, another branch of this fork, the base
+    # repository's own branch: none is this pull request's push
+    assert (
+        fork_check([payloads.workflow_run(HEAD, pulls=(), head_repo="mallory/Hello-World")]).status
+        == "unknown"
+    )
+    assert (
+        fork_check([payloads.workflow_run(HEAD, pulls=(), head_repo=FORK, head_ref="main")]).status
+        == "unknown"
+    )
+    assert fork_check([payloads.workflow_run(HEAD, pulls=())]).status == "unknown"
+    # a run listing a pull request is not a fork's run (GitHub lists none for those)
+    assert fork_check([payloads.workflow_run(HEAD, pulls=(8,), head_repo=FORK)]).status == "unknown"
+    # the fork's branch rewritten after the comment, back to a commit with an early run
+    assert fork_check([ours], [payloads.force_pushed("2026-07-21T10:00:05Z")]).status == "after"
+    late = payloads.workflow_run(HEAD, pulls=(), head_repo=FORK, created_at="2026-07-21T10:01:00Z")
+    assert fork_check([late]).status == "after"
+    # and a same-repository pull request still needs its own number in the run
+    assert check([payloads.workflow_run(HEAD, pulls=())]).status == "unknown"

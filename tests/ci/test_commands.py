@@ -401,3 +401,62 @@ def test_a_fast_forward_to_another_prs_commit_is_not_approved(
     # the maintainer who did review that commit names it in full
     outcome = run(comment_event(f"/reproduce {HEAD}"), client(), base_repo)
     assert outcome.allowed and outcome.head_sha == HEAD
+
+
+def test_an_author_answers_on_a_pull_request_from_a_fork(
+    comment_event, client, base_repo, github_api
+) -> None:
+    """A fork's runs list no pull request: the fork's own run of its branch dates the head."""
+    fork = "carol-lin/Hello-World"
+    github_api.pulls[PR] = payloads.pull(PR, author="carol-lin", changed_files=3, head_repo=fork)
+    github_api.runs[:] = [payloads.workflow_run(HEAD, pulls=(), head_repo=fork)]
+    outcome = run(comment_event("/author disagree C1 it holds", "ivandermeer"), client(), base_repo)
+    assert outcome.allowed, outcome.reply
+    assert (outcome.record["stance"], outcome.pr) == ("disagree", PR)
+    assert "kept with this pull request until the pull request is merged" in outcome.reply
+    outcome = run(comment_event("/review reject C1 not shown"), client(), base_repo)
+    assert outcome.allowed, outcome.reply
+    # control: a run of another fork's branch of the same name dates nothing
+    github_api.runs[:] = [payloads.workflow_run(HEAD, pulls=(), head_repo="mallory/Hello-World")]
+    outcome = run(comment_event("/author agree C1 fine", "ivandermeer"), client(), base_repo)
+    assert (outcome.allowed, outcome.reason) == (False, "head_unconfirmed")
+
+
+def test_an_undated_head_is_githubs_delay_and_the_full_sha_records_at_once(
+    comment_event, client, base_repo, github_api
+) -> None:
+    github_api.runs.clear()  # GitHub has not created the head's run yet
+    outcome = run(comment_event("/author disagree C1 it holds", "ivandermeer"), client(), base_repo)
+    assert (outcome.allowed, outcome.reason) == (False, "head_unconfirmed")
+    assert outcome.reply == (
+        "Not recorded yet, and not because of anything you did: GitHub has not yet recorded a "
+        f"workflow run for the head `{HEAD}` of this pull request (which is how the bot tells "
+        "when a commit was pushed), so the bot cannot tell whether that commit is the one you "
+        f"read. This is GitHub's delay. If `{HEAD}` is the commit you read, post "
+        f"`` /author disagree C1 {HEAD} `` followed by your text, and it is recorded at once; "
+        "otherwise post the command again once this pull request's checks have started "
+        "(usually within a few minutes)."
+    )
+    assert github_api.comments[PR][-1]["body"] == outcome.reply
+    said = run(
+        comment_event(f"/author disagree C1 {HEAD.upper()} it holds", "ivandermeer"),
+        client(),
+        base_repo,
+    )
+    assert said.allowed and said.record["text"] == "it holds"  # the SHA is not the answer
+    review = run(comment_event(f"/review confirm C1 {HEAD}"), client(), base_repo)
+    assert review.allowed and review.record["text"] is None
+    # a full SHA that is not the head is refused with the head to look at
+    other = "0123456789" * 4
+    moved = run(comment_event(f"/review confirm C1 {other} yes"), client(), base_repo)
+    assert (moved.allowed, moved.reason) == (False, "head_moved")
+    assert moved.reply == (
+        f"Not recorded: the head of this pull request is now `{HEAD}`, not `` {other} ``: it "
+        f"moved after you looked. Look at the new commits, then post "
+        f"`` /review confirm C1 {HEAD} `` with your text."
+    )
+    # a short hex word is text, never a SHA
+    short = run(
+        comment_event(f"/author agree C1 {HEAD[:12]} ok", "ivandermeer"), client(), base_repo
+    )
+    assert (short.allowed, short.reason) == (False, "head_unconfirmed")

@@ -83,8 +83,9 @@ def test_permission_and_authorship_come_from_the_payload_and_the_paper_file(
         answer["record"]["stance"] == "disagree" and answer["record"]["logbook"] == "zed-paging-1"
     )
     assert answer["would"][-1] == (
-        f"append a author_response (disagree C1) to verdicts/{PAPER}/reviews.yaml through "
-        "ci push, then start site.yml"
+        f"append a author_response (disagree C1) to verdicts/{PAPER}/reviews.yaml of pull "
+        f"request #{answer['pr']} on the pending branch through ci push; onto the default "
+        "branch (then start site.yml) once the pull request is merged"
     )
     assert (
         not (clone / "verdicts" / PAPER / "reviews.yaml").exists()

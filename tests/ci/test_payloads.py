@@ -35,6 +35,8 @@ def missing_keys(built: Any, real: Any, where: str = "") -> list[str]:
         ("pull_request.opened.json", payloads.pull_request_event("opened")),
         ("pull_request.synchronize.json", payloads.pull_request_event("synchronize")),
         ("workflow_run.completed.with-prs.json", payloads.workflow_run_event()),
+        # a fork's pull request: GitHub lists no pull request in its run
+        ("workflow_run.completed.json", payloads.workflow_run_event(head_repo="yara/Hello-World")),
     ],
 )
 def test_built_payloads_use_githubs_field_names(payloads_dir: Path, name: str, built) -> None:
@@ -48,6 +50,13 @@ def test_built_payloads_use_githubs_field_names(payloads_dir: Path, name: str, b
         ".workflow_run.head_repository.full_name",
     }
     assert extra == set()
+
+
+def test_a_forks_run_lists_no_pull_request_as_in_githubs_example(payloads_dir: Path) -> None:
+    real = json.loads((payloads_dir / "workflow_run.completed.json").read_text())
+    built = payloads.workflow_run_event(head_repo="yara/Hello-World")
+    assert real["workflow_run"]["pull_requests"] == built["workflow_run"]["pull_requests"] == []
+    assert built["workflow_run"]["head_repository"]["full_name"] == "yara/Hello-World"
 
 
 def test_parse_event_reads_the_real_example(payloads_dir: Path) -> None:

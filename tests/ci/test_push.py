@@ -38,9 +38,9 @@ def review(by: str, stance: str = "confirm") -> dict:
     }
 
 
-def main_file(origin: Path, rel: str) -> str:
+def main_file(origin: Path, rel: str, branch: str = "main") -> str:
     return subprocess.run(
-        ["git", "-C", str(origin), "show", f"main:{rel}"],
+        ["git", "-C", str(origin), "show", f"{branch}:{rel}"],
         check=True,
         capture_output=True,
         text=True,
@@ -88,7 +88,9 @@ def test_two_concurrent_reviews_both_land(origin: Path, tmp_path: Path) -> None:
 
 
 def test_two_processes_storing_records_and_a_review(origin: Path, tmp_path: Path) -> None:
-    """Real separate processes, each through the CLI, started together."""
+    """Real separate processes, each through the CLI, started together: a pull request's
+    records and a review both land on the pending branch (made by whichever comes first),
+    nothing of them on main."""
     records = tmp_path / "records"
     folder = records / PAPER / "carol-paging-1"
     folder.mkdir(parents=True)
@@ -96,11 +98,22 @@ def test_two_processes_storing_records_and_a_review(origin: Path, tmp_path: Path
     (folder / "outputs.json").write_text('{"C1": {}}\n')
     (folder / "stray.sh").write_text("echo not copied\n")
     outcome = tmp_path / "outcome.json"
-    outcome.write_text(json.dumps({"allowed": True, "record": review("maint")}))
+    outcome.write_text(json.dumps({"allowed": True, "record": review("maint"), "pr": 7}))
     jobs = [checkout(origin, tmp_path / f"job{i}") for i in range(2)]
+    pr = {"reruns": ["--pr", "7"], "review": []}
     procs = [
         subprocess.Popen(
-            ["reproaudit", "ci", "push", kind, "--from", str(src), "--message", f"store {kind}"],
+            [
+                "reproaudit",
+                "ci",
+                "push",
+                kind,
+                "--from",
+                str(src),
+                "--message",
+                f"store {kind}",
+                *pr[kind],
+            ],
             cwd=job,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -110,20 +123,30 @@ def test_two_processes_storing_records_and_a_review(origin: Path, tmp_path: Path
     ]
     outputs = [p.communicate(timeout=120)[0] for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outputs
-    assert json.loads(main_file(origin, f"reruns/{PAPER}/carol-paging-1/run.json")) == {
-        "status": "passed"
-    }
-    assert "maint" in main_file(origin, f"verdicts/{PAPER}/reviews.yaml")
+    pending = "reproaudit/pending"
+    assert json.loads(
+        main_file(origin, f"pr-7/reruns/{PAPER}/carol-paging-1/run.json", pending)
+    ) == {"status": "passed"}
+    assert "maint" in main_file(origin, f"pr-7/verdicts/{PAPER}/reviews.yaml", pending)
     files = subprocess.run(
-        ["git", "-C", str(origin), "ls-tree", "-r", "--name-only", "main", "reruns"],
+        ["git", "-C", str(origin), "ls-tree", "-r", "--name-only", pending],
         check=True,
         capture_output=True,
         text=True,
     ).stdout.split()
     assert files == [
-        f"reruns/{PAPER}/carol-paging-1/outputs.json",
-        f"reruns/{PAPER}/carol-paging-1/run.json",
+        "README.md",
+        f"pr-7/reruns/{PAPER}/carol-paging-1/outputs.json",
+        f"pr-7/reruns/{PAPER}/carol-paging-1/run.json",
+        f"pr-7/verdicts/{PAPER}/reviews.yaml",
     ]
+    on_main = subprocess.run(
+        ["git", "-C", str(origin), "ls-tree", "-r", "--name-only", "main"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    assert not [f for f in on_main if f.startswith("reruns/") or f.endswith("reviews.yaml")]
 
 
 def test_a_job_started_on_old_main_pushes_on_current_main(origin: Path, tmp_path: Path) -> None:

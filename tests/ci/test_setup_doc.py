@@ -83,3 +83,36 @@ def test_the_maintainers_team_setting_is_gone() -> None:
     """It had no effect as wired (no token could read team membership): removed, not half-kept."""
     for path in [*WORKFLOWS, DOC, ROOT / "README.md"]:
         assert "REPROAUDIT_MAINTAINERS_TEAM" not in path.read_text(), path.name
+
+
+def test_the_doc_says_where_unmerged_work_waits_and_when_it_moves() -> None:
+    """The pending branch, its layout, who writes it and the job that moves it on are the
+    workflows' and ``ci/pending.py``'s; the authors' guide says what the bot's reply says."""
+    from reproaudit import layout
+    from reproaudit.ci.pending import KEEP_CLOSED, PENDING_BRANCH, pr_folder
+
+    text = " ".join(DOC.read_text().split())
+    assert f"`{PENDING_BRANCH}`" in text
+    assert pr_folder(7) == "pr-7"
+    for rel in (layout.rerun_rel("<paper>", "<logbook>"), layout.reviews_rel("<paper>")):
+        assert f"`pr-<n>/{rel}" in text, rel
+    assert f"for {KEEP_CLOSED.days} days" in text and "30 days after it was closed" in text
+    promoting = [
+        (path.name, name)
+        for path in WORKFLOWS
+        for name, job in yaml.safe_load(path.read_text())["jobs"].items()
+        if any("reproaudit ci promote" in s.get("run", "") for s in job.get("steps", []))
+    ]
+    assert promoting == [("site.yml", "pending")]
+    assert "`site.yml`'s first job, `pending`" in text
+    assert "on the site minutes later" not in text  # the promise an open pull request broke
+    guide = " ".join((ROOT / "scripts/reproaudit/site/docs/authors.md").read_text().split())
+    assert '"It is kept with this pull request until the pull request is merged"' in guide
+    from types import SimpleNamespace
+
+    from reproaudit.ci.commands import _when_shown
+
+    open_pr = SimpleNamespace(merged=lambda: False)
+    assert _when_shown(open_pr, "it is shown").startswith(  # type: ignore[arg-type]
+        "It is kept with this pull request until the pull request is merged"
+    )

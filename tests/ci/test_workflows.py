@@ -93,14 +93,35 @@ def test_every_commit_to_main_goes_through_ci_push() -> None:
             for step in job.get("steps", []):
                 run = step.get("run", "")
                 assert "git push" not in run and "git commit" not in run, (path.name, name)
-                if "reproaudit ci push" in run:
-                    pushing.append((path.name, name, run.split()[3]))
+                if "reproaudit ci push" in run or "reproaudit ci promote" in run:
+                    pushing.append((path.name, name, run.split()[2], run.split()[3]))
     assert sorted(pushing) == [
-        ("commands.yml", "command", "review"),
-        ("reproduce.yml", "store", "reruns"),
-        ("rerun.yml", "store", "reruns"),
-        ("site.yml", "verdicts", "verdicts"),
+        ("commands.yml", "command", "push", "review"),
+        ("reproduce.yml", "store", "push", "reruns"),
+        ("rerun.yml", "store", "push", "reruns"),
+        ("site.yml", "pending", "promote", "--repo-name"),
+        ("site.yml", "verdicts", "push", "verdicts"),
     ]
+
+
+def test_what_a_pull_request_makes_waits_for_its_merge() -> None:
+    """Re-run records and reviews go to the pending branch under their pull request (ci push
+    reruns|review know it); only site.yml's pending job moves them onto the default branch,
+    before its judge reads that branch."""
+    for name, job in (("rerun.yml", "store"), ("reproduce.yml", "store")):
+        (push,) = [
+            s["run"] for s in load(name)["jobs"][job]["steps"] if "ci push" in s.get("run", "")
+        ]
+        assert "--event" in push or "--pr" in push, name
+    site = load("site.yml")["jobs"]
+    assert site["verdicts"]["needs"] == "pending"
+    assert "!cancelled()" in site["verdicts"]["if"]  # the site is built even if a move failed
+    for name in ("pending", "verdicts"):
+        assert "github.ref_name == github.event.repository.default_branch" in site[name]["if"]
+    # the store job compares the PR's trees on a full clone: a shallow one has no merge base
+    # once the default branch moved
+    checkout = load("rerun.yml")["jobs"]["store"]["steps"][0]
+    assert (checkout["with"]["fetch-depth"], checkout["with"]["filter"]) == (0, "blob:none")
 
 
 def test_every_bot_commit_starts_the_site() -> None:

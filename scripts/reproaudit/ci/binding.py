@@ -14,15 +14,21 @@ for *this* pull request:
   request whose head matches, not only the one that triggered the run, so the
   branch and repository must match too: a run of *another* pull request for the
   same commit never dates this one (a fast-forward to another PR's commit stays
-  undated). Runs of pull requests from forks carry an empty ``pull_requests``
-  and so never date a head: the maintainer then names the full SHA;
+  undated);
+- for a pull request from a fork, whose runs GitHub lists with an empty
+  ``pull_requests``: a ``pull_request`` run of the head SHA whose
+  ``head_repository`` is the fork and whose ``head_branch`` is the pull request's
+  head branch. Only a push to that branch of that fork makes such a run, and
+  only a force push (on this pull request's timeline, below) brings the branch
+  back to an older commit whose run would be earlier;
 - this pull request's timeline events ``head_ref_force_pushed``,
   ``head_ref_deleted`` and ``head_ref_restored`` carry their time: one after
   the comment means the branch was rewritten since (for instance back to an
   older commit that has an early run).
 
-Without such a run the answer is "unknown": callers treat it like a moved head
-and ask for the full SHA. The decision (``decide``) is pure; the API reads are in
+Without such a run the answer is "unknown" (usually GitHub's delay: the run of a
+push appears seconds to minutes after it): callers record nothing and offer the
+full SHA. The decision (``decide``) is pure; the API reads are in
 ``head_at_comment``.
 """
 
@@ -60,16 +66,27 @@ def dates_this_pull(run: dict[str, Any], head: str, number: int, pull: dict[str,
     """Whether a workflow run is this pull request's own ``pull_request`` run of ``head``."""
     if str(run.get("head_sha")) != head or run.get("event") != "pull_request":
         return False
+    pull_head = _mapping(pull.get("head"))
+    if run.get("head_branch") != pull_head.get("ref"):
+        return False
+    wanted = _mapping(pull_head.get("repo")).get("full_name")
+    ran_in = _mapping(run.get("head_repository")).get("full_name")
+    if from_fork(pull):
+        # GitHub lists no pull request in a fork's runs: the fork and its branch say whose
+        return ran_in == wanted and run.get("pull_requests") in ([], None)
     listed = run.get("pull_requests")
     if not isinstance(listed, list) or not any(
         isinstance(item, dict) and item.get("number") == number for item in listed
     ):
         return False
-    pull_head = _mapping(pull.get("head"))
-    if run.get("head_branch") != pull_head.get("ref"):
-        return False
-    wanted = _mapping(pull_head.get("repo")).get("full_name")
-    return not wanted or _mapping(run.get("head_repository")).get("full_name") == wanted
+    return not wanted or ran_in == wanted
+
+
+def from_fork(pull: dict[str, Any]) -> bool:
+    """Whether the pull request's head branch lives in another repository than its base."""
+    head = _mapping(_mapping(pull.get("head")).get("repo")).get("full_name")
+    base = _mapping(_mapping(pull.get("base")).get("repo")).get("full_name")
+    return bool(head and base and str(head).lower() != str(base).lower())
 
 
 def _mapping(value: Any) -> dict[str, Any]:

@@ -72,6 +72,7 @@ class Outcome:
     head_sha: str | None = None
     logbooks: list[str] = field(default_factory=list)
     backend: str | None = None  # /reproduce's: None = the repository's default
+    pr: int | None = None  # the pull request whose thread it came from (a record waits there)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -174,6 +175,7 @@ class Context:
     _files: list[str] | None = None
     _head: HeadCheck | None = None
     _corpus: Corpus | None = None
+    _pull: dict[str, Any] | None = None  # the pull request as last read
 
     @property
     def can_write(self) -> bool:
@@ -208,23 +210,50 @@ class Context:
                 found.add(data.key)
         return sorted(found)
 
-    def bound_logbooks(self, command: str) -> list[tuple[str, str]] | Outcome:
+    def bound_logbooks(
+        self, command: str, named: str | None, again: str
+    ) -> list[tuple[str, str]] | Outcome:
         """The logbooks the PR held when the comment was written, or a refusal.
 
-        Only when the head was pushed before the comment, and is still the head
-        after the list was read, is the list the one the commenter saw.
+        Only when the head was pushed before the comment (or is the full SHA
+        ``named`` in it), and is still the head after the list was read, is the
+        list the one the commenter saw. ``again`` is the command as typed up to the
+        claim, for a reply that shows it with the SHA.
         """
         check = self.head()
-        if check.status != "before":
+        if named is not None:
+            if named != check.sha:
+                return refuse(
+                    command,
+                    "head_moved",
+                    f"Not recorded: the head of this pull request is now `{check.sha}`, not "
+                    f"{code(named)}: it moved after you looked. Look at the new commits, then "
+                    f"post {code(f'{again} {check.sha}')} with your text.",
+                )
+        elif check.status == "unknown":
             return refuse(
                 command,
-                "head_moved" if check.status == "after" else "head_unconfirmed",
+                "head_unconfirmed",
+                "Not recorded yet, and not because of anything you did: GitHub has not yet "
+                f"recorded a workflow run for the head `{check.sha}` of this pull request "
+                "(which is how the bot tells when a commit was pushed), so the bot cannot tell "
+                "whether that commit is the one you read. This is GitHub's delay. "
+                f"If `{check.sha}` is the commit you read, post "
+                f"{code(f'{again} {check.sha}')} followed by your text, and it is recorded at "
+                "once; otherwise post the command again once this pull request's checks have "
+                "started (usually within a few minutes).",
+            )
+        elif check.status != "before":
+            return refuse(
+                command,
+                "head_moved",
                 f"Not recorded: the head of this pull request, `{check.sha}`, {check.why}, "
                 "so its logbooks may not be the ones you read. Look at the latest commits, "
                 "then post the command again.",
             )
         books = self.logbooks()
-        now = str(self.github.pull(self.event.repo, self.event.number)["head"]["sha"])
+        self._pull = self.github.pull(self.event.repo, self.event.number)
+        now = str(self._pull["head"]["sha"])
         if now != check.sha:
             return refuse(
                 command,
@@ -233,6 +262,12 @@ class Context:
                 "Look at the new commits, then post the command again.",
             )
         return books
+
+    def merged(self) -> bool:
+        """Whether the pull request was merged (as GitHub said when its logbooks were read)."""
+        if self._pull is None:
+            self._pull = self.github.pull(self.event.repo, self.event.number)
+        return bool(self._pull.get("merged"))
 
     def corpus(self) -> Corpus:
         """The base checkout's one ``Corpus`` for this command (handlers only read from it)."""
@@ -393,15 +428,21 @@ def _rejudge(ctx: Context, words: list[str], rest: str) -> Outcome:
     )
 
 
-def _target(ctx: Context, command: str, token: str | None) -> tuple[str, str, str] | Outcome:
-    """(paper, logbook, claim) named by `C1` or `logbook:C1`, bound to the head the
-    commenter saw, or a refusal."""
+def named_sha(words: list[str]) -> str | None:
+    """The full 40-hex SHA written right after the claim (``words[2]``), if there is one."""
+    return words[2].lower() if len(words) > 2 and FULL_SHA.fullmatch(words[2].lower()) else None
+
+
+def _target(ctx: Context, command: str, words: list[str]) -> tuple[str, str, str] | Outcome:
+    """(paper, logbook, claim) named by `C1` or `logbook:C1` (``words[1]``), bound to the
+    head the commenter saw or to the full SHA after it, or a refusal."""
+    token = words[1] if len(words) > 1 else None
     if token is None:
         return refuse(command, "usage", f"Name the claim, e.g. `/{command} ... C1`.")
     wanted, claim = token.split(":", 1) if ":" in token else (None, token)
     if not re.fullmatch(CLAIM_ID_PATTERN, claim):
         return refuse(command, "usage", f"{code(token)} is not a claim id such as `C1`.")
-    books = ctx.bound_logbooks(command)
+    books = ctx.bound_logbooks(command, named_sha(words), f"/{command} {words[0]} {token}")
     if isinstance(books, Outcome):
         return books
     if wanted is not None:
@@ -506,10 +547,26 @@ def _free_text(rest: str, skip_words: int) -> str:
     return " ".join(parts[skip_words].split())[:1000] if len(parts) > skip_words else ""
 
 
+def _answer_text(rest: str, words: list[str]) -> str:
+    """The text of a ``/review`` or ``/author`` after the claim (and the SHA, if named)."""
+    return _free_text(rest, 4 if named_sha(words) else 3)
+
+
+def _when_shown(ctx: Context, what: str) -> str:
+    """When a recorded review or answer reaches the site: it waits for the merge."""
+    if ctx.merged():
+        return f"This pull request is merged, so {what} on the site within minutes."
+    return (
+        f"It is kept with this pull request until the pull request is merged; then {what} "
+        "on the site, within minutes of the merge. If the pull request is closed without "
+        "merging, it is not published."
+    )
+
+
 @handler(
     "review",
     "write",
-    "/review confirm|reject [LOGBOOK:]CLAIM [text]",
+    "/review confirm|reject [LOGBOOK:]CLAIM [40-HEX-SHA] [text]",
     "confirm or reject a claimed falsification (maintainers)",
 )
 def _review(ctx: Context, words: list[str], rest: str) -> Outcome:
@@ -520,7 +577,7 @@ def _review(ctx: Context, words: list[str], rest: str) -> Outcome:
             _near(words, ("confirm", "reject"))
             + "Type `/review confirm C1 [why]` or `/review reject C1 [why]`.",
         )
-    target = _target(ctx, "review", words[1] if len(words) > 1 else None)
+    target = _target(ctx, "review", words)
     if isinstance(target, Outcome):
         return target
     paper_id, logbook_id, claim = target
@@ -534,7 +591,7 @@ def _review(ctx: Context, words: list[str], rest: str) -> Outcome:
             "it. A review confirms or rejects a claimed falsification; to discuss "
             "another verdict, comment without a command.",
         )
-    text = _free_text(rest, 3)
+    text = _answer_text(rest, words)
     record = _record(ctx, "review", words[0], paper_id, logbook_id, claim, text, None)
     if isinstance(record, Outcome):
         return record
@@ -544,7 +601,7 @@ def _review(ctx: Context, words: list[str], rest: str) -> Outcome:
         True,
         "recorded",
         f"Recorded: {plain(ctx.event.login)} {words[0]}s the falsification of "
-        f"`{claim}` in `{logbook_id}`; it now counts as **{state}**.",
+        f"`{claim}` in `{logbook_id}`. " + _when_shown(ctx, f"it counts as **{state}**"),
         record=record,
     )
 
@@ -552,7 +609,7 @@ def _review(ctx: Context, words: list[str], rest: str) -> Outcome:
 @handler(
     "author",
     "author",
-    "/author agree|disagree|fixed [LOGBOOK:]CLAIM text",
+    "/author agree|disagree|fixed [LOGBOOK:]CLAIM [40-HEX-SHA] text",
     "answer as one of the paper's listed authors (`fixed` needs a link)",
 )
 def _author(ctx: Context, words: list[str], rest: str) -> Outcome:
@@ -564,7 +621,7 @@ def _author(ctx: Context, words: list[str], rest: str) -> Outcome:
             + "Type `/author agree C1 ...`, `/author disagree C1 ...` "
             "or `/author fixed C1 <link> ...`.",
         )
-    target = _target(ctx, "author", words[1] if len(words) > 1 else None)
+    target = _target(ctx, "author", words)
     if isinstance(target, Outcome):
         return target
     paper_id, logbook_id, claim = target
@@ -578,7 +635,7 @@ def _author(ctx: Context, words: list[str], rest: str) -> Outcome:
             f"{plain(ctx.event.login)} is not one of them. An author's GitHub handle "
             f"goes in the paper file (`authors[].github`) through a pull request.",
         )
-    text = _free_text(rest, 3)
+    text = _answer_text(rest, words)
     link = None
     if words[0] == "fixed":
         found = URL.search(text)
@@ -597,8 +654,8 @@ def _author(ctx: Context, words: list[str], rest: str) -> Outcome:
         "author",
         True,
         "recorded",
-        f"Recorded the authors' response to `{claim}` ({words[0]}); it is shown beside "
-        "the claim on the paper's page.",
+        f"Recorded the authors' response to `{claim}` ({words[0]}). "
+        + _when_shown(ctx, "it is shown beside the claim on the paper's page"),
         record=record,
     )
 
@@ -648,7 +705,9 @@ def dispatch(
             f"repository, and {plain(event.login)} has {permission}. Type `/help` for "
             "the commands you can use.",
         )
-    return command.run(ctx, words, rest)
+    outcome = command.run(ctx, words, rest)
+    outcome.pr = event.number
+    return outcome
 
 
 def append_review(repo_dir: Path, record: dict[str, Any]) -> Path:

@@ -83,6 +83,8 @@ class LocalGitHub:
             "base": {"sha": self._git_sha(self.base)},
             "user": issue.get("user") or {"login": "unknown"},
             "author_association": issue.get("author_association") or "NONE",
+            # the issue_comment payload says whether the pull request is merged
+            "merged": bool((issue.get("pull_request") or {}).get("merged_at")),
         }
 
     def pull_files(self, repo: str, number: int) -> list[str]:
@@ -155,6 +157,8 @@ def describe(outcome: dict[str, Any], default_backend: str = "local") -> list[st
     if record:
         lines.append(
             f"append a {record.get('kind')} ({record.get('stance')} {record.get('claim')}) to "
-            f"{layout.reviews_rel(str(record.get('paper')))} through ci push, then start site.yml"
+            f"{layout.reviews_rel(str(record.get('paper')))} of pull request "
+            f"#{outcome.get('pr')} on the pending branch through ci push; onto the default "
+            "branch (then start site.yml) once the pull request is merged"
         )
     return lines

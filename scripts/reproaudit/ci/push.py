@@ -1,4 +1,5 @@
-"""The one way a workflow commits to the default branch: fetch, re-apply, push, retry.
+"""The one way a workflow commits to the default branch (and to the bot's pending branch,
+``ci/pending.py``): fetch, re-apply, push, retry.
 
 Verdicts, reviews and re-run records are written by jobs that may run at the
 same time (two merges, two review comments). A plain ``git push`` of a commit
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Literal
 
 from .. import layout
-from ..errors import ArtifactError, GitError, InputError
+from ..errors import GitError, InputError
 from ..fsutil import atomic_write
 from ..gitrun import run_git
 from ..scratch import held_dir, sweep, temp_root
@@ -80,12 +81,15 @@ def push_change(
     fallback_branch: str | None = None,
     open_pull: OpenPull | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    create: bool = False,
 ) -> PushResult:
     """Apply ``apply`` to the current ``remote``/``branch`` and push it; retry on races.
 
     ``apply(worktree)`` writes the change into a fresh checkout of the branch and
     returns the repository-relative paths it wrote (only those are committed); it
-    raises ``ApplyConflict`` when the branch no longer accepts the change.
+    raises ``ApplyConflict`` when the branch no longer accepts the change. With
+    ``create``, a branch the remote does not have yet starts as a commit of its
+    own (no history shared with any other branch) holding only the change.
     """
     repo_dir = Path(repo_dir)
     with held_dir(temp_root(), SCRATCH_PREFIX) as scratch:
@@ -101,6 +105,7 @@ def push_change(
             fallback_branch,
             open_pull,
             sleep,
+            create,
         )
 
 
@@ -116,6 +121,7 @@ def _push_in(
     fallback_branch: str | None,
     open_pull: OpenPull | None,
     sleep: Callable[[float], None],
+    create: bool = False,
 ) -> PushResult:
     """``push_change`` in the scratch checkout ``work``, removed (and unregistered) after."""
     sweep(temp_root(), SCRATCH_PREFIX)  # scratch checkouts of pushes that were killed
@@ -124,8 +130,11 @@ def _push_in(
     try:
         last_error = ""
         for attempt in range(1, attempts + 1):
-            tip = _fetch(work, remote, branch)
-            _run(work, "reset", "--hard", "--quiet", tip)
+            tip = _fetch(work, remote, branch, missing_ok=create)
+            if tip is None:  # a new branch: an empty tree, and a first commit with no parent
+                _run(work, "read-tree", "--empty")
+            else:
+                _run(work, "reset", "--hard", "--quiet", tip)
             _run(work, "clean", "-fdxq")
             try:
                 paths = apply(work)
@@ -147,9 +156,12 @@ def _push_in(
             if not paths:
                 return PushResult("nothing", attempt, None, "nothing to commit")
             _run(work, "add", "-A", "--", *paths)
-            if not _run(work, "diff", "--cached", "--quiet", check=False).returncode:
+            if (
+                tip is not None
+                and not _run(work, "diff", "--cached", "--quiet", check=False).returncode
+            ):
                 return PushResult("nothing", attempt, None, "nothing changed")
-            _commit(work, message)
+            _commit(work, message, root=tip is None)
             pushed = _run(
                 work,
                 "push",
@@ -192,24 +204,30 @@ def _push_in(
         _run(repo_dir, "worktree", "remove", "--force", str(work), check=False)
 
 
-def _fetch(work: Path, remote: str, branch: str) -> str:
-    _run(work, "fetch", "--no-tags", "--quiet", "--end-of-options", remote, f"refs/heads/{branch}")
+MISSING_REF = re.compile(r"couldn't find remote ref", re.IGNORECASE)
+
+
+def _fetch(work: Path, remote: str, branch: str, *, missing_ok: bool = False) -> str | None:
+    """The branch's tip on the remote, fetched; None when it has no such branch and
+    ``missing_ok`` (else git's error)."""
+    args = ("fetch", "--no-tags", "--quiet", "--end-of-options", remote, f"refs/heads/{branch}")
+    done = _run(work, *args, check=not missing_ok)
+    if done.returncode != 0:
+        if MISSING_REF.search(done.stderr):
+            return None
+        _run(work, *args)  # the same error, raised with its message
     return _run(work, "rev-parse", "FETCH_HEAD").stdout.strip()
 
 
-def _commit(work: Path, message: str) -> None:
-    _run(
-        work,
-        "-c",
-        f"user.name={BOT_NAME}",
-        "-c",
-        f"user.email={BOT_EMAIL}",
-        "commit",
-        "--quiet",
-        "--no-verify",
-        "-m",
-        message,
-    )
+def _commit(work: Path, message: str, *, root: bool = False) -> None:
+    """Commit the index as the bot; ``root``: as a first commit, with no parent."""
+    who = ("-c", f"user.name={BOT_NAME}", "-c", f"user.email={BOT_EMAIL}")
+    if root:
+        tree = _run(work, "write-tree").stdout.strip()
+        sha = _run(work, *who, "commit-tree", "-m", message, tree).stdout.strip()
+        _run(work, "reset", "--soft", "--quiet", sha)
+        return
+    _run(work, *who, "commit", "--quiet", "--no-verify", "-m", message)
 
 
 def _last_line(text: str) -> str:
@@ -259,30 +277,36 @@ def _fallback(
 # --- the changes workflows make, as functions of a fresh checkout ------------------------
 
 
-def apply_review(record: dict) -> Apply:
-    """Append one review (an outcome's ``record``) to the fresh ``reviews.yaml``."""
+def apply_review(record: dict, under: str = "") -> Apply:
+    """Append one review (an outcome's ``record``) to the fresh ``reviews.yaml``
+    (of the folder ``under``, e.g. a pull request's in the pending area)."""
 
     def apply(work: Path) -> list[str]:
-        from .. import layout
         from .commands import append_review
 
         try:
-            append_review(work, record)
+            append_review(work / under, record)
         except InputError as exc:  # the fresh reviews.yaml does not take the record
             raise ApplyConflict(exc.problems[0].message) from None
-        return [layout.reviews_rel(record["paper"])]
+        return [_under(under, layout.reviews_rel(record["paper"]))]
 
     return apply
+
+
+def _under(under: str, rel: str) -> str:
+    return f"{under.strip('/')}/{rel}" if under else rel
 
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
 
-def apply_records(source: Path) -> Apply:
-    """Replace ``reruns/<paper>/<logbook>/`` whole by each record folder under ``source``."""
+def apply_records(source: Path, under: str = "") -> Apply:
+    """Replace ``reruns/<paper>/<logbook>/`` whole by each record folder under ``source``
+    (in the folder ``under``, e.g. a pull request's in the pending area)."""
     source = Path(source)
 
     def apply(work: Path) -> list[str]:
+        work = work / under if under else work
         written = []
         for run in sorted(source.glob(f"*/*/{layout.RUN_JSON}")):
             folder = run.parent
@@ -303,7 +327,7 @@ def apply_records(source: Path) -> Apply:
                 target.rename(old)
             staging.rename(target)
             shutil.rmtree(old, ignore_errors=True)
-            written.append(layout.rerun_rel(paper, logbook))
+            written.append(_under(under, layout.rerun_rel(paper, logbook)))
         return written
 
     return apply
@@ -337,60 +361,3 @@ def apply_verdicts(source: Path) -> Apply:
         return written
 
     return apply
-
-
-KINDS = ("review", "reruns", "verdicts")
-
-
-def push_from(
-    kind: str,
-    source: Path,
-    repo_dir: Path,
-    message: str,
-    *,
-    remote: str = "origin",
-    branch: str = "main",
-    repo_name: str | None = None,
-    fallback_branch: str | None = None,
-    run_id: str = "local",
-) -> PushResult | None:
-    """``ci push KIND --from SOURCE``: commit that change to ``branch`` (see ``push_change``).
-
-    review: SOURCE is the outcome JSON of ``ci command`` (None when it records
-    nothing); reruns, verdicts: a folder of them. What the branch refuses goes
-    to ``fallback_branch`` and a pull request in ``repo_name``.
-    """
-    if kind == "review":
-        from .events import read_json
-
-        outcome = read_json(source)
-        record = outcome.get("record") if isinstance(outcome, dict) else None
-        if not (isinstance(outcome, dict) and outcome.get("allowed") and record):
-            return None
-        if not (isinstance(record, dict) and isinstance(record.get("paper"), str)):
-            raise ArtifactError(source, "record: not a review with its paper")
-        apply = apply_review(record)
-    elif kind == "reruns":
-        apply = apply_records(source)
-    elif kind == "verdicts":
-        apply = apply_verdicts(source)
-    else:
-        raise ValueError(f"unknown kind {kind!r}; one of {KINDS}")
-    open_pull = None
-    if repo_name:
-        from .github import GitHub
-
-        github = GitHub.from_env()
-
-        def open_pull(head: str, title: str, body: str) -> str:
-            return github.create_pull(repo_name, title, head, branch, body)
-
-    return push_change(
-        repo_dir,
-        apply,
-        message,
-        remote=remote,
-        branch=branch,
-        fallback_branch=fallback_branch or f"reproaudit/{kind}-{run_id}",
-        open_pull=open_pull,
-    )

@@ -200,7 +200,10 @@ def render_store(report: StoreReport, repo: Path, head: str) -> str:
             else "stored"
         )
         name = rel.removeprefix("reruns/")
-        lines.append(f"- {code(name)}: {what}; record stored under {code(rel + '/')}")
+        lines.append(
+            f"- {code(name)}: {what}; record kept with this pull request, and stored under "
+            f"{code(rel + '/')} on the default branch once the pull request is merged"
+        )
     for path, why in report.refused:
         lines.append(f"- ❌ {code(path)} refused: {plain(why, 300)}")
     for rel in report.missing:

@@ -1,7 +1,9 @@
 """``reproaudit ci store-reruns``: take from an untrusted artifact only the records it should.
 
 The re-run job ran contributor code, so its artifact is untrusted data. A
-record is stored under ``reruns/<paper>/<logbook>/`` only when
+record is stored under ``reruns/<paper>/<logbook>/`` of the staging folder (which
+``ci push reruns`` keeps on the pending branch until the pull request is merged:
+``ci/pending.py``) only when
 
 - the pull request passes the ownership rule at the approved commit, checked as
   the report checks it (``ownership.rule_pull``: the permissions API, the base
@@ -87,7 +89,7 @@ def store_reruns(
         report.missing.append(layout.rerun_rel(*key))
     with GitTree(git_dir, sha, env=auth_env(os.environ.get("GITHUB_TOKEN"))) as tree:
         for (paper, logbook), files in sorted(groups.items()):
-            why, payload = check_record(files, _inputs(tree, paper, logbook))
+            why, payload = check_record(files, logbook_inputs(tree, paper, logbook))
             if why:
                 report.refused.append((f"{paper}/{logbook}/{RUN_JSON}", why))
                 continue
@@ -117,23 +119,27 @@ def _record_groups(
     return groups
 
 
-def _inputs(tree: GitTree, paper: str, logbook: str) -> InputHashes | str:
-    """The logbook's input hashes at the approved commit, or why they cannot be known."""
+def logbook_inputs(
+    tree: GitTree, paper: str, logbook: str, *, where: str = "the approved commit"
+) -> InputHashes | str:
+    """The logbook's input hashes at ``tree``'s commit (``where``, in messages), or why
+    they cannot be known."""
     rel = layout.logbook_rel(paper, logbook)
     try:
         raw = tree.read(rel)
         if raw is None:
-            return "the logbook does not exist at the approved commit"
+            return f"the logbook does not exist at {where}"
         book = to_model(parse_yaml(raw.decode("utf-8"), rel), Logbook)
     except (ReproauditError, TreeRefused, UnicodeDecodeError) as exc:
-        return f"the logbook at the approved commit cannot be read: {exc}"
+        return f"the logbook at {where} cannot be read: {exc}"
     return inputs_at_commit(tree, paper, logbook, book)
 
 
 def check_record(
-    files: dict[str, Path], inputs: InputHashes | str
+    files: dict[str, Path], inputs: InputHashes | str, *, where: str = "the approved commit"
 ) -> tuple[str | None, dict[str, bytes]]:
-    """(why it is refused, {}) or (None, the files to store) for one record folder."""
+    """(why it is refused, {}) or (None, the files to store) for one record folder; the
+    record must be current for ``inputs``, the logbook's at ``where``."""
     if RUN_JSON not in files:
         return f"{OUTPUTS_JSON} without a {RUN_JSON}", {}
     if isinstance(inputs, str):
@@ -159,7 +165,7 @@ def check_record(
             return why, {}
     currency = record_currency(run.raw, inputs, data)
     if not currency.current:
-        return f"not current at the approved commit: {currency.why}", {}
+        return f"not current at {where}: {currency.why}", {}
     payload = {RUN_JSON: run_bytes}
     if data is not None:
         payload[OUTPUTS_JSON] = data

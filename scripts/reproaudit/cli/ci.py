@@ -272,19 +272,30 @@ def ci_dispatch(outcome: Path, payload: Path, ref: str, default_backend: str) ->
 )
 @click.option("--message", required=True, help="The commit message.")
 @click.option("--remote", default="origin", show_default=True)
-@click.option("--branch", default="main", show_default=True, help="The branch to commit to.")
+@click.option(
+    "--branch", default="main", show_default=True, help="The default branch (the site's)."
+)
+@event_option
+@pr_option()
+@click.option(
+    "--pending-branch",
+    default="reproaudit/pending",
+    show_default=True,
+    help="Where reruns and reviews wait for their pull request's merge.",
+)
 @click.option(
     "--repo-name",
     metavar="OWNER/NAME",
-    help="Where to open a pull request when the branch refuses the change.",
+    help="The GitHub repository: whether a pull request is merged, and where to open a pull "
+    "request when the default branch refuses the change.",
 )
 @click.option("--fallback-branch", help="Its branch [default: reproaudit/<kind>-<run id>].")
 @click.option(
     "--dispatch",
     "dispatch_workflow",
     metavar="WORKFLOW",
-    help="After a push, start this workflow (e.g. site.yml) on the branch: GitHub starts "
-    "no workflow for a push made with GITHUB_TOKEN.",
+    help="After a push to the default branch, start this workflow (e.g. site.yml) on it: "
+    "GitHub starts no workflow for a push made with GITHUB_TOKEN.",
 )
 @repo_option
 def ci_push(
@@ -293,20 +304,37 @@ def ci_push(
     message: str,
     remote: str,
     branch: str,
+    event: Path | None,
+    pr: int | None,
+    pending_branch: str,
     repo_name: str | None,
     fallback_branch: str | None,
     dispatch_workflow: str | None,
     repo: Path,
 ) -> None:
-    """Commit a review, re-run records or verdicts to the branch: fetch, re-apply, retry.
+    """Commit verdicts to the default branch, or a pull request's re-run records (reruns) or
+    review (the outcome's pull request) to the pending branch: fetch, re-apply, retry.
 
     Each attempt applies the change to the branch as it is now, so two jobs at once
-    never lose either change; what the branch refuses goes to a pull request.
+    never lose either change; what the default branch refuses goes to a pull request.
+    Re-run records and reviews wait on the pending branch until their pull request is
+    merged (`ci promote`, run here for that pull request: a merged one's move at once).
     """
-    from ..ci.push import push_from
+    from ..ci.steps import push_from
 
     if dispatch_workflow and not repo_name:
         raise click.UsageError("--dispatch needs --repo-name OWNER/NAME")
+    if kind == "reruns" and event is None and pr is None:
+        raise click.UsageError(
+            "re-run records wait under their pull request: give --pr N or --event"
+        )
+    if kind != "reruns" and (event is not None or pr is not None):
+        raise click.UsageError(f"--pr and --event go with reruns ({kind} knows its own)")
+    if event is not None:
+        from ..ci.events import pr_target
+        from ..ci.github import GitHub
+
+        pr = pr_target(GitHub.from_env(), event, None, None)[0]
 
     result = push_from(
         kind,
@@ -318,18 +346,107 @@ def ci_push(
         repo_name=repo_name,
         fallback_branch=fallback_branch,
         run_id=os.environ.get("GITHUB_RUN_ID", "local"),
+        pr=pr,
+        pending_branch=pending_branch,
     )
     if result is None:
         click.echo("no review or author response to record")
         return
-    where = f" ({result.url})" if result.url else ""
-    click.echo(f"{result.status} after {result.attempts} attempt(s): {result.message}{where}")
-    if dispatch_workflow and result.status == "pushed":
+    from ..ci.push import PushResult
+
+    if isinstance(result, PushResult):
+        where = f" ({result.url})" if result.url else ""
+        click.echo(f"{result.status} after {result.attempts} attempt(s): {result.message}{where}")
+        pushed = result.status == "pushed"
+    else:
+        for line in result.lines():
+            click.echo(line)
+        pushed = result.main_pushed
+    if dispatch_workflow and pushed:
         from ..ci.flow import dispatch_workflow as start
         from ..ci.github import GitHub
 
         assert repo_name is not None
         click.echo(start(GitHub.from_env(), repo_name, dispatch_workflow, branch))
+
+
+@ci.command("promote")
+@click.option("--remote", default="origin", show_default=True)
+@click.option(
+    "--branch", default="main", show_default=True, help="The default branch (the site's)."
+)
+@click.option(
+    "--pending-branch",
+    default="reproaudit/pending",
+    show_default=True,
+    help="Where re-run records and reviews wait for their pull request's merge.",
+)
+@pr_option()
+@click.option(
+    "--repo-name",
+    metavar="OWNER/NAME",
+    help="The GitHub repository: whether each pull request is merged (without it no review "
+    "moves and nothing is dropped), and where to open a pull request when the default branch "
+    "refuses the change.",
+)
+@click.option("--fallback-branch", help="Its branch [default: reproaudit/promote-<run id>].")
+@click.option(
+    "--dispatch",
+    "dispatch_workflow",
+    metavar="WORKFLOW",
+    help="After a push to the default branch, start this workflow (e.g. site.yml) on it.",
+)
+@repo_option
+def ci_promote(
+    remote: str,
+    branch: str,
+    pending_branch: str,
+    pr: int | None,
+    repo_name: str | None,
+    fallback_branch: str | None,
+    dispatch_workflow: str | None,
+    repo: Path,
+) -> None:
+    """Move onto the default branch what the pending branch holds for merged pull requests.
+
+    A re-run record moves when the default branch holds the logbook bytes it re-ran, a
+    review or author answer when GitHub says its pull request is merged and the default
+    branch holds its logbook and claim. What moved, what a merged pull request left that
+    cannot move, and what a pull request closed unmerged 30 days ago left, is removed from
+    the pending branch. Every line says what became of one entry, and why.
+
+    Example: reproaudit ci promote --repo-name org/audit --branch main
+    """
+    from ..ci.github import GitHub
+    from ..ci.pending import promote
+
+    if dispatch_workflow and not repo_name:
+        raise click.UsageError("--dispatch needs --repo-name OWNER/NAME")
+    github = GitHub.from_env() if repo_name else None
+
+    def open_pull(head: str, title: str, body: str) -> str:
+        assert github is not None and repo_name is not None
+        return github.create_pull(repo_name, title, head, branch, body)
+
+    report = promote(
+        repo,
+        github=github,
+        repo_name=repo_name,
+        remote=remote,
+        branch=branch,
+        pending_branch=pending_branch,
+        only=pr,
+        fallback_branch=fallback_branch
+        or f"reproaudit/promote-{os.environ.get('GITHUB_RUN_ID', 'local')}",
+        open_pull=open_pull if github is not None else None,
+    )
+    for line in report.lines():
+        click.echo(line)
+    if dispatch_workflow and report.main is not None and report.main.status == "pushed":
+        from ..ci.flow import dispatch_workflow as start
+
+        assert github is not None and repo_name is not None
+        click.echo(start(github, repo_name, dispatch_workflow, branch))
 
 
 @ci.command("reproduce-pr")
