@@ -40,6 +40,7 @@ from .models import (
 )
 from .pointers import SOURCE_PATTERN
 from .problems import Problem
+from .reserved import RESERVED_HINT
 
 try:  # libyaml's C parser is several times faster; fall back to pure Python.
     from yaml import CSafeLoader as _Loader
@@ -452,7 +453,7 @@ def validation_problems(doc: Document, error: ValidationError) -> list[Problem]:
             hint = "write a finite number under 1e15 in magnitude (a larger unit keeps it small)"
         elif kind == "reserved_id":
             code = P.RESERVED_ID
-            hint = "pick another id, and name the file after it"
+            hint = RESERVED_HINT
         else:
             code = P.INVALID_VALUE
             if kind == "literal_error":

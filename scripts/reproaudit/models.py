@@ -27,6 +27,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from . import reserved
 from .pointers import SOURCE_PATTERN
 from .units import UnitError, parse_unit
 
@@ -185,9 +186,9 @@ def check_one_line(text: str) -> str:
 # Every number a person types (or a re-run writes) is finite and within this range: a
 # measurement of 1e160 is a typo or an attack (it overflows the growth fits), never data.
 MAX_NUMBER = 1e15
-# Ids that would name a layout file: verdicts/<paper>/reviews.yaml holds the paper's
-# reviews, and papers/<paper>/index.md is the paper's own page on the site.
-RESERVED_LOGBOOK_IDS = frozenset({"reviews", "index"})
+# Ids that would name a path the site or the layout writes beside them (``reserved.py``).
+RESERVED_LOGBOOK_IDS = reserved.RESERVED_LOGBOOK_IDS
+RESERVED_PAPER_IDS = reserved.RESERVED_PAPER_IDS
 
 
 def check_number(value: float) -> float:
@@ -201,14 +202,14 @@ def check_number(value: float) -> float:
     return value
 
 
-def _check_logbook_id(text: str) -> str:
-    if text in RESERVED_LOGBOOK_IDS:
-        raise PydanticCustomError(
-            "reserved_id",
-            "'{value}' is reserved: it would name a layout file (reviews.yaml, a page)",
-            {"value": text},
-        )
-    return text
+def _reserved_check(kind: reserved.IdKind) -> Any:
+    def check(text: str) -> str:
+        message = reserved.reserved_message(kind, text)
+        if message is not None:
+            raise PydanticCustomError("reserved_id", "{why}", {"why": message})
+        return text
+
+    return AfterValidator(check)
 
 
 def _parse_time(value: Any) -> Any:
@@ -233,8 +234,23 @@ Sha256 = Annotated[str, AfterValidator(_check_sha256)]
 Duration = Annotated[str, AfterValidator(_check_duration)]
 RelPath = Annotated[str, AfterValidator(_check_relative)]
 Text = Annotated[str, Field(min_length=1)]
-PaperId = Annotated[str, Field(pattern=ID_PATTERN)]
-LogbookId = Annotated[str, Field(pattern=LOGBOOK_ID_PATTERN), AfterValidator(_check_logbook_id)]
+# the reserved ids are in the schema too, so an editor flags them as they are typed
+PaperId = Annotated[
+    str,
+    Field(
+        pattern=ID_PATTERN,
+        json_schema_extra={"not": {"enum": sorted(RESERVED_PAPER_IDS)}},
+    ),
+    _reserved_check("paper"),
+]
+LogbookId = Annotated[
+    str,
+    Field(
+        pattern=LOGBOOK_ID_PATTERN,
+        json_schema_extra={"not": {"enum": sorted(RESERVED_LOGBOOK_IDS)}},
+    ),
+    _reserved_check("logbook"),
+]
 ClaimId = Annotated[str, Field(pattern=CLAIM_ID_PATTERN)]
 GitHubHandle = Annotated[str, Field(pattern=GITHUB_PATTERN)]
 # ints are accepted; strict mode refuses strings and booleans; the range is for editors
@@ -300,7 +316,8 @@ class Tags(Model):
 
 class PaperMeta(Model):
     id: PaperId
-    """The paper's id (its OpenReview id where there is one); also the file's name."""
+    """The paper's id (its OpenReview id where there is one; not a name the site writes beside
+    it, such as index.html); also the file's name."""
     title: OneLine
     """The paper's title."""
     venue: OneLine
@@ -448,8 +465,8 @@ class Agent(Model):
 
 class LogbookMeta(Model):
     id: LogbookId
-    """The logbook's id (lowercase letters, digits, '.', '_', '-'; not reviews or index, which name
-    layout files); also the file's name."""
+    """The logbook's id (lowercase letters, digits, '.', '_', '-'; not a name the site or the
+    layout writes beside it, such as feed.xml or reviews); also the file's name."""
     paper: PaperId
     """The id of the paper reproduced; the logbook lives in logbooks/<paper>/."""
     claims_version: int = Field(ge=1)

@@ -19,6 +19,7 @@ from ..fold import BUCKETS, CLAIM_FOLDS, stats
 from ..judge.points import rerun_number, rerun_sweep
 from ..models import Claim, Review, Target, VerdictFile
 from ..problems import human_size
+from ..reserved import BADGE, LOGBOOK_PAGE, PAPER_FEED, PAPER_PAGE
 from .cite import PaperCitation, cite_logbook, cite_paper
 from .data import Key, SiteData
 from .lists import facets as list_facets
@@ -61,20 +62,21 @@ FEED_SIZE = 50
 NEWEST = 15
 
 
+# the paths of the site's one list of what it writes beside ids (``reserved.py``)
 def paper_url(paper_id: str) -> str:
-    return f"papers/{paper_id}/"
+    return PAPER_PAGE.url(paper=paper_id)
 
 
 def logbook_url(paper_id: str, logbook_id: str) -> str:
-    return f"papers/{paper_id}/{logbook_id}/"
+    return LOGBOOK_PAGE.url(paper=paper_id, logbook=logbook_id)
 
 
 def badge_path(paper_id: str) -> str:
-    return f"badges/{paper_id}.svg"
+    return BADGE.at(paper=paper_id)
 
 
 def paper_feed_path(paper_id: str) -> str:
-    return f"papers/{paper_id}/feed.xml"
+    return PAPER_FEED.at(paper=paper_id)
 
 
 def person_url(handle: str) -> str:
