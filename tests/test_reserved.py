@@ -22,7 +22,9 @@ CASES = [(kind, name) for kind in reserved.KINDS for name in sorted(reserved.RES
 
 
 def test_the_reserved_ids_are_the_names_written_beside_ids() -> None:
-    assert {"feed.xml", "index.html", "index.md", "reviews"} == reserved.RESERVED_LOGBOOK_IDS
+    assert {"feed.xml", "index.html", "index.md", "mentions", "reviews"} == (
+        reserved.RESERVED_LOGBOOK_IDS
+    )
     assert {"index.html", "index.md"} == reserved.RESERVED_PAPER_IDS
     for kind, name in CASES:
         written = reserved.RESERVED[kind][name]

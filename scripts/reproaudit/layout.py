@@ -7,6 +7,7 @@ agree on it:
     logbooks/<paper>/<logbook>.yaml      logbook (write-up <logbook>.md, code <logbook>/)
     verdicts/<paper>/<logbook>.yaml      verdict file
     verdicts/<paper>/reviews.yaml        reviews and author responses
+    verdicts/<paper>/mentions.yaml       the ledger of the bot's mentions of the paper's authors
     reruns/<paper>/<logbook>/            re-run record: run.json, outputs.json
 """
 
@@ -19,9 +20,10 @@ from typing import Literal
 
 from .listing import Listing
 
-FileKind = Literal["paper", "logbook", "verdict", "reviews"]
+FileKind = Literal["paper", "logbook", "verdict", "reviews", "mentions"]
 DATA_DIRS = ("claims", "logbooks", "verdicts")
 REVIEWS_NAME = "reviews.yaml"
+MENTIONS_NAME = "mentions.yaml"
 RERUNS_DIR = "reruns"
 RUN_JSON = "run.json"
 OUTPUTS_JSON = "outputs.json"
@@ -34,7 +36,7 @@ class DataPath:
 
     rel: str
     kind: FileKind
-    # claims: (venue, paper); logbooks/verdicts: (paper, logbook); reviews: (paper, "")
+    # claims: (venue, paper); logbooks/verdicts: (paper, logbook); reviews, mentions: (paper, "")
     key: tuple[str, str]
 
     @property
@@ -56,6 +58,8 @@ def classify(rel: str) -> DataPath | None:
     if top == "verdicts":
         if name == REVIEWS_NAME:
             return DataPath(rel, "reviews", (folder, ""))
+        if name == MENTIONS_NAME:
+            return DataPath(rel, "mentions", (folder, ""))
         return DataPath(rel, "verdict", (folder, stem))
     return None
 
@@ -136,6 +140,10 @@ def verdict_rel(paper: str, logbook: str) -> str:
 
 def reviews_rel(paper: str) -> str:
     return f"verdicts/{paper}/{REVIEWS_NAME}"
+
+
+def mentions_rel(paper: str) -> str:
+    return f"verdicts/{paper}/{MENTIONS_NAME}"
 
 
 def writeup_rel(paper: str, logbook: str) -> str:

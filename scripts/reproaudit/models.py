@@ -823,6 +823,28 @@ class ReviewsFile(Model):
     """Append-only list of reviews and author responses."""
 
 
+# --- mentions.yaml -----------------------------------------------------------
+
+
+class Mention(Model):
+    author: GitHubHandle
+    """The paper author the bot mentioned (their handle in the paper file)."""
+    at: Timestamp
+    """When (UTC): the next mention of this author about this paper waits a week from it."""
+    pr: int = Field(ge=1)
+    """The pull request whose comment mentioned them."""
+    logbook: LogbookId
+    """The logbook whose re-run-backed verdict falsified their claim."""
+    claims: list[ClaimId] = Field(min_length=1)
+    """The claims that verdict falsified."""
+
+
+class MentionsFile(Model):
+    mentions: list[Mention] = []
+    """Append-only ledger of the bot's mentions of the paper's authors, one entry per author
+    mentioned, written by the bot through `ci push mentions`."""
+
+
 # --- re-run record: <reruns>/<paper>/<logbook>/run.json ----------------------
 
 
@@ -831,6 +853,7 @@ SCHEMAS: dict[str, type[Model]] = {
     "logbook": Logbook,
     "verdict": VerdictFile,
     "reviews": ReviewsFile,
+    "mentions": MentionsFile,
 }
 
 

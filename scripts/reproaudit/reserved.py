@@ -21,7 +21,15 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from .layout import LOGBOOKS_DIR, OUTPUTS_JSON, RERUNS_DIR, REVIEWS_NAME, RUN_JSON, VERDICTS_DIR
+from .layout import (
+    LOGBOOKS_DIR,
+    MENTIONS_NAME,
+    OUTPUTS_JSON,
+    RERUNS_DIR,
+    REVIEWS_NAME,
+    RUN_JSON,
+    VERDICTS_DIR,
+)
 
 Tree = Literal["site", "pages", "repository"]
 IdKind = Literal["paper", "logbook"]
@@ -88,6 +96,11 @@ REVIEWS = Written(
     f"{VERDICTS_DIR}/{{paper}}/{REVIEWS_NAME}",
     "the reviews and author answers of paper {paper}",
 )
+MENTIONS = Written(
+    "repository",
+    f"{VERDICTS_DIR}/{{paper}}/{MENTIONS_NAME}",
+    "the ledger of the bot's mentions of the authors of paper {paper}",
+)
 VERDICT = Written(
     "repository", f"{VERDICTS_DIR}/{{paper}}/{{logbook}}.yaml", "the verdicts of logbook {logbook}"
 )
@@ -110,6 +123,7 @@ WRITTEN: tuple[Written, ...] = (
     PAPER_SOURCE,
     LOGBOOK_SOURCE,
     REVIEWS,
+    MENTIONS,
     VERDICT,
     LOGBOOK_FILE,
     RECORD,

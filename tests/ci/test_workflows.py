@@ -97,7 +97,9 @@ def test_every_commit_to_main_goes_through_ci_push() -> None:
                     pushing.append((path.name, name, run.split()[3]))
     assert sorted(pushing) == [
         ("commands.yml", "command", "review"),
+        ("reproduce.yml", "mention", "mentions"),
         ("reproduce.yml", "store", "reruns"),
+        ("rerun.yml", "mention", "mentions"),
         ("rerun.yml", "store", "reruns"),
         ("site.yml", "verdicts", "verdicts"),
     ]

@@ -70,9 +70,11 @@ def render_comment(
     outside: Iterable[str] = (),
     extra: Iterable[Problem] = (),
     notes: Iterable[str] = (),
+    reruns: Iterable[RerunPlan] = (),
 ) -> str:
     """The sticky comment: marker, one-sentence outcome, files, verdicts, how to reproduce."""
-    return render_markdown(report_of(artifact, outside=outside, extra=extra, notes=notes))
+    report = report_of(artifact, outside=outside, extra=extra, notes=notes, reruns=reruns)
+    return render_markdown(report)
 
 
 def verdict_counts(artifact: Artifact) -> dict[str, int]:

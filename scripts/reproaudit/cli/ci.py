@@ -173,7 +173,7 @@ def ci_report(
     """Check the result artifact (untrusted) and render the PR report, or --post it."""
     from ..ci.events import pr_target
     from ..ci.github import GitHub
-    from ..ci.report import publish_report, render_comment
+    from ..ci.report import publish_report, render_comment, rerun_plans
     from ..ci.steps import load_artifact_file
     from ..repo import Corpus
 
@@ -182,8 +182,9 @@ def ci_report(
         raise click.UsageError("--post needs --repo-name OWNER/NAME")
     github = GitHub.from_env()
     checked = load_artifact_file(artifact, *pr_target(github, event, pr, sha))
-    if not post:
-        click.echo(render_comment(checked), nl=False)
+    if not post:  # offline: the re-run plans from the clone's objects, when there is one
+        plans = rerun_plans(checked, github=None, repo="", repo_dir=git_dir) if git_dir else []
+        click.echo(render_comment(checked, reruns=plans), nl=False)
         return
     assert repo_name is not None  # --post without it was refused above
     corpus = Corpus(git_dir) if git_dir else None  # the base branch's paper files, read once
@@ -192,6 +193,25 @@ def ci_report(
         f"{'updated' if result['updated'] else 'posted'} the report on PR {checked.pr} "
         f"({'valid' if result['ok'] else 'problems'})"
     )
+
+
+@ci.command("pr-author")
+@click.option(
+    "--event",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The workflow_run event of validate (GITHUB_EVENT_PATH).",
+)
+def ci_pr_author(event: Path) -> None:
+    """Print `login=<the pull request author's login>` for $GITHUB_OUTPUT.
+
+    rerun.yml runs one automatic re-run at a time per contributor with it: the login comes
+    from the API (trusted), never from a branch name.
+    """
+    from ..ci.events import pr_author
+    from ..ci.github import GitHub
+
+    click.echo(f"login={pr_author(GitHub.from_env(), event)}")
 
 
 @ci.command("judge-pr")
@@ -207,6 +227,12 @@ def ci_report(
 )
 @samples_option
 @click.option("--post", is_flag=True, help="Post (or update) the verdicts comment.")
+@click.option(
+    "--mentions-out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the plan of author mentions here (only when a re-run-backed verdict "
+    "falsifies a claim), for `ci push mentions` in a job that may write.",
+)
 @repo_option
 def ci_judge_pr(
     repo_name: str,
@@ -217,6 +243,7 @@ def ci_judge_pr(
     reruns: Path | None,
     samples: int,
     post: bool,
+    mentions_out: Path | None,
     repo: Path,
 ) -> None:
     """Fetch a PR's logbooks as data (never its code), judge them, and comment.
@@ -233,8 +260,9 @@ def ci_judge_pr(
     github = GitHub.from_env()
     number, head = pr_target(github, event, pr, sha)
     body = judge_pull_request(
-        github, repo_name, number, head, repo, judge, reruns=reruns, post=post
-    )
+        github, repo_name, number, head, repo, judge, reruns=reruns, post=post,
+        mentions_out=mentions_out,
+    )  # fmt: skip
     click.echo(body, nl=False)
 
 
@@ -262,7 +290,7 @@ def ci_dispatch(outcome: Path, payload: Path, ref: str, default_backend: str) ->
 
 
 @ci.command("push")
-@click.argument("kind", type=click.Choice(["review", "reruns", "verdicts"]))
+@click.argument("kind", type=click.Choice(["review", "reruns", "verdicts", "mentions"]))
 @click.option(
     "--from",
     "source",
