@@ -15,19 +15,34 @@ it and the rest wait for a maintainer's ``/reproduce``, and the report says so, 
 logbook. The decision is pure (``plan_for``, ``within_cap``); the PR report (``reproaudit
 check`` and the pull request's) and the re-run job (``ci/rerun_pr.py``) both ask it, so
 what the report promises is what runs.
+
+What a re-run may cost: a dated price table (``data/prices.yaml``, package data: hardware
+flavour -> US dollars per hour, where and on which day it was read; ``price_table`` is its
+one reader, a strict model) and ``estimate_cost(hardware, timeout_s)``, the most one re-run
+can spend (its timeout at the flavour's price, rounded up to the billing step). The
+``/reproduce`` approval states it per logbook; a spend cap adds the same estimates up. A
+machine of the repository's own has no price in the table: its estimate says so (``usd``
+None), never zero.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from datetime import date
+from functools import cache
+from importlib import resources
 from typing import Literal
 
+import yaml
+from pydantic import Field, ValidationError
+
 from . import layout
-from .errors import InputError, SettingError
+from .errors import InputError, ReproauditError, SettingError
 from .loader import parse_yaml, to_model
-from .models import MAX_TIMEOUT_S, Logbook, parse_duration
+from .models import MAX_TIMEOUT_S, Logbook, Model, Url, parse_duration
 
 Kind = Literal["auto", "reproduce", "none", "invalid"]
 AUTO_HARDWARE = "cpu"
@@ -155,3 +170,82 @@ def plan_books(
     setting, ``cap_s``); ``read(rel)`` gives a logbook file's text at the head (None: deleted)."""
     plans = [plan_from_text(p, lb, read(layout.logbook_rel(p, lb))) for p, lb in sorted(books)]
     return within_cap(plans, cap_s() if cap is None else cap)
+
+
+# --- what a re-run may cost -------------------------------------------------------
+
+PRICES_FILE = "data/prices.yaml"
+CPU_FLAVOUR = "cpu-basic"  # a logbook's `cpu` on Hugging Face Jobs (reproduce/hfjobs.py)
+
+
+class PriceTable(Model):
+    backend: str
+    """The backend whose machines these are (``hf-jobs``)."""
+    provider: str
+    """Who bills them, in words."""
+    source: Url
+    """The page the prices were read from."""
+    read: date
+    """The day they were read: prices change, the approval says how old they are."""
+    currency: Literal["USD"]
+    billed_per: Literal["minute", "second", "hour"]
+    """The provider's billing step: an estimate is rounded up to it."""
+    per_hour: dict[str, float] = Field(min_length=1)
+    """Hardware flavour -> price per hour."""
+
+
+@cache
+def price_table() -> PriceTable:
+    """The packaged price table, read and validated once."""
+    text = resources.files("reproaudit").joinpath(PRICES_FILE).read_text(encoding="utf-8")
+    try:
+        return PriceTable.model_validate(yaml.safe_load(text), strict=False)
+    except ValidationError as exc:  # a packaging error, not the user's input
+        raise ReproauditError(f"{PRICES_FILE} does not validate: {exc}") from None
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """At most what one re-run costs: ``usd`` None when the table has no price for it."""
+
+    hardware: str
+    backend: str
+    flavour: str | None
+    timeout_s: int
+    per_hour: float | None
+    usd: float | None
+    table: PriceTable
+
+    def text(self) -> str:
+        """``at most $2.50 ($2.50/h; Hugging Face Jobs prices read 2026-12-04)``."""
+        if self.backend != self.table.backend:
+            return "on the repository's own runner (not priced)"
+        if self.usd is None or self.per_hour is None:
+            return f"not priced ({self.table.provider} lists no price for `{self.hardware}`)"
+        return (
+            f"at most ${self.usd:,.2f} (${self.per_hour:,.2f}/h; {self.table.provider} "
+            f"prices read {self.table.read.isoformat()})"
+        )
+
+
+_STEP_S = {"second": 1, "minute": 60, "hour": 3600}
+
+
+def estimate_cost(hardware: str, timeout_s: int, backend: str = "hf-jobs") -> Estimate:
+    """The most a re-run on ``hardware`` (a logbook's ``reproduce.hardware``, or a flavour)
+    with a timeout of ``timeout_s`` seconds can cost on ``backend``.
+
+    Billed steps are rounded up (a 61-second job is two billed minutes); the result is
+    rounded up to the cent, so it is never less than the bill.
+    """
+    table = price_table()
+    if backend != table.backend:
+        return Estimate(hardware, backend, None, timeout_s, None, None, table)
+    flavour = CPU_FLAVOUR if hardware == "cpu" else hardware
+    rate = table.per_hour.get(flavour)
+    if rate is None:
+        return Estimate(hardware, backend, None, timeout_s, None, None, table)
+    step = _STEP_S[table.billed_per]
+    billed_h = math.ceil(timeout_s / step) * step / 3600
+    usd = math.ceil(round(billed_h * rate * 100, 6)) / 100
+    return Estimate(hardware, backend, flavour, timeout_s, rate, usd, table)

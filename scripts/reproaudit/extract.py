@@ -24,11 +24,11 @@ from . import layout
 from . import problems as P
 from .boundedjson import loads
 from .errors import EndpointError, InputError, ReproauditError, SettingError
+from .layout import RESERVED_HINT, reserved_message
 from .llm.settings import LlmSettings, truncate
 from .loader import parse_yaml, to_model
 from .models import ID_PATTERN, PaperFile, check_one_line
 from .problems import Problem
-from .reserved import RESERVED_HINT, reserved_message
 from .scaffold import slug
 
 PROMPT_VERSION = 1

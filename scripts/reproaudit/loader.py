@@ -30,6 +30,7 @@ from yaml.resolver import Resolver
 from . import problems as P
 from .beneath import read_capped, split_path
 from .errors import InputError
+from .layout import RESERVED_HINT
 from .models import (
     CLAIM_ID_PATTERN,
     GITHUB_PATTERN,
@@ -40,7 +41,6 @@ from .models import (
 )
 from .pointers import SOURCE_PATTERN
 from .problems import Problem
-from .reserved import RESERVED_HINT
 
 try:  # libyaml's C parser is several times faster; fall back to pure Python.
     from yaml import CSafeLoader as _Loader

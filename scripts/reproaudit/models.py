@@ -27,7 +27,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from . import reserved
+from . import layout
 from .pointers import SOURCE_PATTERN
 from .units import UnitError, parse_unit
 
@@ -186,9 +186,9 @@ def check_one_line(text: str) -> str:
 # Every number a person types (or a re-run writes) is finite and within this range: a
 # measurement of 1e160 is a typo or an attack (it overflows the growth fits), never data.
 MAX_NUMBER = 1e15
-# Ids that would name a path the site or the layout writes beside them (``reserved.py``).
-RESERVED_LOGBOOK_IDS = reserved.RESERVED_LOGBOOK_IDS
-RESERVED_PAPER_IDS = reserved.RESERVED_PAPER_IDS
+# Ids that would name a path the site or the layout writes beside them (``layout.py``).
+RESERVED_LOGBOOK_IDS = layout.RESERVED_LOGBOOK_IDS
+RESERVED_PAPER_IDS = layout.RESERVED_PAPER_IDS
 
 
 def check_number(value: float) -> float:
@@ -202,9 +202,9 @@ def check_number(value: float) -> float:
     return value
 
 
-def _reserved_check(kind: reserved.IdKind) -> Any:
+def _reserved_check(kind: layout.IdKind) -> Any:
     def check(text: str) -> str:
-        message = reserved.reserved_message(kind, text)
+        message = layout.reserved_message(kind, text)
         if message is not None:
             raise PydanticCustomError("reserved_id", "{why}", {"why": message})
         return text

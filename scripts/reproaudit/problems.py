@@ -169,7 +169,7 @@ RESERVED_ID = _code(
     (`papers/<paper>/feed.xml`), `reviews` the paper's reviews file
     (`verdicts/<paper>/reviews.yaml`), a paper `index.html` the papers list page.
     Such an id would overwrite that file or stop the site's build. The reserved
-    ids come from the one list of what the site writes (`reserved.py`); the
+    ids come from the one list of what the site writes (`layout.py`); the
     message names the path. Pick another id and rename the file to match.""",
 )
 

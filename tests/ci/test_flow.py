@@ -126,7 +126,7 @@ def test_judge_pr_judges_the_fetched_logbook_and_posts_one_comment(
     # it: the paper's authors are not mentioned, and no mention is planned
     assert len(comments) == 1 and comments[0]["body"].startswith("<!-- reproaudit:sticky ")
     bot = sticky.parse(comments[0]["body"])
-    assert bot.status("llm") == {"mode": "rules"}
+    assert bot.status("llm") == {"mode": "rules", "sha": head, "reran": []}  # no re-run yet
     assert bot.status("authors") is None
     assert not plan.exists()
     assert not (base_repo / f"{CAROL}.yaml").exists()  # judged in a folder of its own
@@ -252,7 +252,12 @@ def test_a_new_logbook_its_rerun_falsifies_plans_a_mention_of_the_authors(
     done = judge_and_post(github_api, base_repo, head, tmp_path / "reruns", plan)
     assert "| C1 | falsified | growth_detected" in done.output
     # the judge job only plans: the job that may write records and mentions (test_mentions)
-    assert len(github_api.comments[PR]) == 1
+    (comment,) = github_api.comments[PR]
+    assert sticky.parse(comment["body"]).status("llm") == {
+        "mode": "rules",
+        "sha": head,
+        "reran": ["Kp4rT9vQ2x/carol-paging-1"],  # its report verdicts are superseded
+    }
     assert json.loads(plan.read_text()) == {
         "pr": PR,
         "head_sha": head,

@@ -1,4 +1,4 @@
-"""Ids never meet the names the site writes: the one list (``reserved.py``) names every
+"""Ids never meet the names the site writes: the one list (``layout.WRITTEN``) names every
 file the site writes beside ids, a reserved id stays off the site, and the site's tree
 writer refuses a second writer of one path, naming both, as an input error.
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from reproaudit import layout, reserved
+from reproaudit import layout
 from reproaudit.cli import cli
 from reproaudit.errors import InputError
 from reproaudit.site.build import build_site
@@ -24,9 +24,9 @@ MINI = Path(__file__).resolve().parents[1] / "data" / "repos" / "mini"
 PAPER = "Tq7mV2pLx0"
 ON_SITE = [
     (kind, name)
-    for kind in reserved.KINDS
-    for name, written in sorted(reserved.RESERVED[kind].items())
-    if written.tree != "repository"  # `reviews` is the layout's: test_reserved.py
+    for kind in layout.KINDS
+    for name, written in sorted(layout.RESERVED[kind].items())
+    if written.tree != "repository"  # `reviews` is the layout's: test_layout_reserved.py
 ]
 
 
@@ -49,7 +49,7 @@ def test_the_list_names_every_file_the_site_writes_beside_ids(
             logbooks.setdefault(path.key[0], set()).add(path.key[1])
     papers = {p.relative_to(repo / "claims").stem for p in (repo / "claims").rglob("*.yaml")}
     ids = {"paper": papers}
-    site = [w.path.split("/") for w in reserved.WRITTEN if w.tree == "site"]
+    site = [w.path.split("/") for w in layout.WRITTEN if w.tree == "site"]
     prefixes = {tuple(parts[:i]) for parts in site for i in range(1, len(parts))}
     checked = 0
     for prefix in sorted(prefixes):
@@ -69,7 +69,7 @@ def test_the_list_names_every_file_the_site_writes_beside_ids(
                 assert ok, f"{folder.relative_to(out)}/{entry} is written but not in WRITTEN"
                 checked += 1
     assert checked > 40  # the fixture's papers, feeds, logbooks, badges and records
-    for written in reserved.WRITTEN:  # and what the list names is written
+    for written in layout.WRITTEN:  # and what the list names is written
         if written.tree == "site" and "{logbook}" not in written.path:
             example = written.at(paper="Kp4rT9vQ2x")
             assert (out / example).is_file(), example
@@ -142,10 +142,10 @@ def test_reserved_ids_never_reach_the_site(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["build", "--repo", str(repo), "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert "reserved_id" in result.output  # left out, said so
-    feed = (out / reserved.PAPER_FEED.at(paper=PAPER)).read_text(encoding="utf-8")
+    feed = (out / layout.PAPER_FEED.at(paper=PAPER)).read_text(encoding="utf-8")
     assert feed.startswith("<?xml") and "<feed " in feed  # still the paper's Atom feed
-    assert "Papers" in (out / reserved.PAPERS_PAGE.path).read_text(encoding="utf-8")
-    assert (out / reserved.LOGBOOK_PAGE.at(paper=PAPER, logbook="feed-xml")).is_file()
+    assert "Papers" in (out / layout.PAPERS_PAGE.path).read_text(encoding="utf-8")
+    assert (out / layout.LOGBOOK_PAGE.at(paper=PAPER, logbook="feed-xml")).is_file()
     assert sorted(p.name for p in (out / "papers").iterdir()) == [PAPER, "index.html"]
 
 
@@ -163,10 +163,10 @@ def test_the_tree_writer_refuses_what_a_reserved_id_would_write(
     if name == "control":  # an honest id builds
         _place(repo, kind, "feed-xml")
         build_site(repo, out, now=NOW, search=False)
-        assert (out / reserved.LOGBOOK_PAGE.at(paper=PAPER, logbook="feed-xml")).is_file()
+        assert (out / layout.LOGBOOK_PAGE.at(paper=PAPER, logbook="feed-xml")).is_file()
         return
-    written = reserved.RESERVED[kind][name]  # type: ignore[index]
-    monkeypatch.setitem(reserved.RESERVED, kind, {})
+    written = layout.RESERVED[kind][name]  # type: ignore[index]
+    monkeypatch.setitem(layout.RESERVED, kind, {})
     rel = _place(repo, kind, name)
     with pytest.raises(InputError) as caught:
         build_site(repo, out, now=NOW, search=False)

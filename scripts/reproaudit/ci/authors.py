@@ -23,6 +23,7 @@ the ledger is written: a plan can only name a paper's listed authors.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -241,18 +242,26 @@ def record_mentions(
     repo_dir: Path,
     message: str,
     *,
-    github: Any,
     repo_name: str,
+    github: Any = None,
     remote: str = "origin",
     branch: str = "main",
     fallback_branch: str | None = None,
-    guide: str = GUIDE_IN_REPO,
+    guide: str | None = None,
     now: datetime | None = None,
 ) -> PushResult:
     """``ci push mentions``: write the due authors to the ledgers on ``branch`` (fetch,
-    re-apply, retry), then, once it is pushed, mention them and say so in the sticky."""
-    from ..judge.run import now_utc
+    re-apply, retry), then, once it is pushed, mention them and say so in the sticky.
 
+    ``github``: the API client (default: from the environment); ``guide``: the author
+    guide's address (default: this repository's on GitHub)."""
+    from ..judge.run import now_utc
+    from .github import GitHub
+
+    github = github or GitHub.from_env()
+    if guide is None:
+        server = os.environ.get("GITHUB_SERVER_URL", "https://github.com")
+        guide = f"{server}/{repo_name}/blob/HEAD/{GUIDE_IN_REPO}"
     plan = read_plan(plan_file)
     recorded = Recorded()
 

@@ -47,7 +47,9 @@ def judge_pull_request(
         )
         judged = judge_pr(view, books, judge, reruns=reruns)
         if post:
-            post_verdicts(github, repo_name, pr, judged.body, judge.mode)
+            post_verdicts(
+                github, repo_name, pr, judged.body, judge.mode, sha=sha, reran=judged.reran
+            )
         if mentions_out is not None:
             plan = plan_mentions(base, pr, sha, books, judged.verdicts)
             if plan is not None:

@@ -339,7 +339,7 @@ def apply_verdicts(source: Path) -> Apply:
     return apply
 
 
-KINDS = ("review", "reruns", "verdicts", "mentions")
+KINDS = ("review", "reruns", "verdicts")
 
 
 def push_from(
@@ -357,29 +357,10 @@ def push_from(
     """``ci push KIND --from SOURCE``: commit that change to ``branch`` (see ``push_change``).
 
     review: SOURCE is the outcome JSON of ``ci command`` (None when it records
-    nothing); reruns, verdicts: a folder of them; mentions: the plan ``ci judge-pr
-    --mentions-out`` wrote (``authors.record_mentions``: the due authors go into the
-    ledgers, and are mentioned once pushed). What the branch refuses goes to
+    nothing); reruns, verdicts: a folder of them (mentions: ``authors.record_mentions``,
+    which pushes through ``push_change`` too). What the branch refuses goes to
     ``fallback_branch`` and a pull request in ``repo_name``.
     """
-    if kind == "mentions":
-        from .authors import GUIDE_IN_REPO, record_mentions
-        from .github import GitHub
-
-        if not repo_name:
-            raise ArtifactError(source, "mentions are posted: give --repo-name OWNER/NAME")
-        server = os.environ.get("GITHUB_SERVER_URL", "https://github.com")
-        return record_mentions(
-            source,
-            repo_dir,
-            message,
-            github=GitHub.from_env(),
-            repo_name=repo_name,
-            remote=remote,
-            branch=branch,
-            fallback_branch=fallback_branch or f"reproaudit/{kind}-{run_id}",
-            guide=f"{server}/{repo_name}/blob/HEAD/{GUIDE_IN_REPO}",
-        )
     if kind == "review":
         from .events import read_json
 

@@ -67,7 +67,8 @@ def ci() -> None:
     type=click.Choice(["local", "hf-jobs"]),
     default="local",
     show_default=True,
-    help="With --offline: where /reproduce would run when it names no backend.",
+    help="Where /reproduce runs when it names no backend (vars.REPROAUDIT_REPRODUCE_BACKEND): "
+    "the approval says so, with each logbook's hardware, timeout and cost.",
 )
 @repo_option
 def ci_command(
@@ -85,7 +86,9 @@ def ci_command(
 
     if base and not offline:
         raise click.UsageError("--base goes with --offline")
-    outcome = handle_comment(payload, repo, dry_run=dry_run, offline=offline, base=base)
+    outcome = handle_comment(
+        payload, repo, dry_run=dry_run, offline=offline, base=base, default_backend=default_backend
+    )
     data = outcome.to_json()
     if offline:
         from ..ci.offline import CAVEATS, describe
@@ -331,22 +334,37 @@ def ci_push(
     Each attempt applies the change to the branch as it is now, so two jobs at once
     never lose either change; what the branch refuses goes to a pull request.
     """
-    from ..ci.push import push_from
+    from ..ci.authors import record_mentions
+    from ..ci.push import PushResult, push_from
 
     if dispatch_workflow and not repo_name:
         raise click.UsageError("--dispatch needs --repo-name OWNER/NAME")
-
-    result = push_from(
-        kind,
-        source,
-        repo,
-        message,
-        remote=remote,
-        branch=branch,
-        repo_name=repo_name,
-        fallback_branch=fallback_branch,
-        run_id=os.environ.get("GITHUB_RUN_ID", "local"),
-    )
+    if kind == "mentions" and not repo_name:
+        raise click.UsageError("mentions are posted: give --repo-name OWNER/NAME")
+    run_id = os.environ.get("GITHUB_RUN_ID", "local")
+    if kind == "mentions":  # the ledger first, then the mention (authors.py)
+        assert repo_name is not None
+        result: PushResult | None = record_mentions(
+            source,
+            repo,
+            message,
+            repo_name=repo_name,
+            remote=remote,
+            branch=branch,
+            fallback_branch=fallback_branch or f"reproaudit/mentions-{run_id}",
+        )
+    else:
+        result = push_from(
+            kind,
+            source,
+            repo,
+            message,
+            remote=remote,
+            branch=branch,
+            repo_name=repo_name,
+            fallback_branch=fallback_branch,
+            run_id=run_id,
+        )
     if result is None:
         click.echo("no review or author response to record")
         return

@@ -24,9 +24,9 @@ import httpx
 from .. import problems as P
 from ..boundedjson import loads
 from ..errors import InputError, SettingError
+from ..layout import RESERVED_HINT, reserved_message
 from ..models import ID_PATTERN, check_one_line
 from ..problems import Problem
-from ..reserved import RESERVED_HINT, reserved_message
 from .http import Polite
 
 MAX_LIST_BYTES = 64 * 1024 * 1024

@@ -17,9 +17,9 @@ from typing import Any
 from .. import layout
 from ..fold import BUCKETS, CLAIM_FOLDS, stats
 from ..judge.points import rerun_number, rerun_sweep
+from ..layout import BADGE, LOGBOOK_PAGE, PAPER_FEED, PAPER_PAGE
 from ..models import Claim, Review, Target, VerdictFile
 from ..problems import human_size
-from ..reserved import BADGE, LOGBOOK_PAGE, PAPER_FEED, PAPER_PAGE
 from .cite import PaperCitation, cite_logbook, cite_paper
 from .data import Key, SiteData
 from .lists import facets as list_facets
@@ -62,7 +62,7 @@ FEED_SIZE = 50
 NEWEST = 15
 
 
-# the paths of the site's one list of what it writes beside ids (``reserved.py``)
+# the paths of the site's one list of what it writes beside ids (``layout.WRITTEN``)
 def paper_url(paper_id: str) -> str:
     return PAPER_PAGE.url(paper=paper_id)
 

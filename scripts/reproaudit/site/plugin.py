@@ -30,7 +30,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page as MkPage
 
-from .. import layout, reserved
+from .. import layout
 from ..fsutil import Paths, TreeWriter, Writer, atomic_write
 from .render import Page, page_url, relative
 from .slim import SPRITE, Shared, slim_page
@@ -196,27 +196,27 @@ class ReproauditPlugin(BasePlugin):
     def describe(self, rel: str, at: str) -> Writer:
         """Who writes the generated site path ``rel``, and the input that names ``at`` (a
         prefix of ``rel``, where another writer's path meets it), when an id does."""
-        found = reserved.match("site", rel)
+        found = layout.match_written("site", rel)
         if found is None:
             page = self.pages.get(self._sources.get(rel, ""))
             return Writer(f"the page {page.title!r}" if page else f"the generated file {rel}")
         return self._id_writer(*found, at)
 
     def _describe_source(self, src: str, at: str) -> Writer:
-        found = reserved.match("pages", src)
+        found = layout.match_written("pages", src)
         if found is None:
             page = self.pages.get(src)
             return Writer(f"the page {page.title!r} ({src})" if page else f"the page {src}")
         return self._id_writer(*found, at)
 
-    def _id_writer(self, written: reserved.Written, ids: dict[str, str], at: str) -> Writer:
+    def _id_writer(self, written: layout.Written, ids: dict[str, str], at: str) -> Writer:
         what = written.what.format(**ids)
         named = written.path.split("/")[at.count("/")]  # the part of the path at ``at``
         if named.startswith("{logbook}"):
             file = layout.logbook_rel(ids["paper"], ids["logbook"])
-            return Writer(what, file, reserved.id_field("logbook"))
+            return Writer(what, file, layout.id_field("logbook"))
         if named.startswith("{paper}"):
-            return Writer(what, self.paper_files.get(ids["paper"]), reserved.id_field("paper"))
+            return Writer(what, self.paper_files.get(ids["paper"]), layout.id_field("paper"))
         return Writer(what)
 
 

@@ -25,8 +25,8 @@ import jinja2
 from markupsafe import Markup
 
 from ..export import COLUMNS, DATA_LICENSE, FORMATS, encode_file, export_frame, file_name
+from ..layout import LOGBOOK_SOURCE, PAPER_SOURCE, PAPERS_SOURCE, SITE_FEED
 from ..problems import human_size
-from ..reserved import LOGBOOK_SOURCE, PAPER_SOURCE, PAPERS_SOURCE, SITE_FEED
 from . import context as ctx
 from . import ids, search_text, words
 from . import lists as lists_

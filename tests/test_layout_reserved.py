@@ -1,4 +1,4 @@
-"""The ids reserved by what the site and the layout write beside them (``reserved.py``):
+"""The ids reserved by what the site and the layout write beside them (``layout.WRITTEN``):
 derived from the one list, refused by the models (so by ``validate``) and by onboarding.
 
 Every case is enumerated from the list, so a name the site starts writing is tested with it;
@@ -12,29 +12,29 @@ from pathlib import Path
 
 import pytest
 
-from reproaudit import reserved
+from reproaudit import layout
 from reproaudit.onboard.sources import read_list
 from reproaudit.validate import validate_repo
 
 PAPER = "Tq7mV2pLx0"  # the mini repository's paper
 ROOT = Path(__file__).resolve().parents[1]
-CASES = [(kind, name) for kind in reserved.KINDS for name in sorted(reserved.RESERVED[kind])]
+CASES = [(kind, name) for kind in layout.KINDS for name in sorted(layout.RESERVED[kind])]
 
 
 def test_the_reserved_ids_are_the_names_written_beside_ids() -> None:
     assert {"feed.xml", "index.html", "index.md", "mentions", "reviews"} == (
-        reserved.RESERVED_LOGBOOK_IDS
+        layout.RESERVED_LOGBOOK_IDS
     )
-    assert {"index.html", "index.md"} == reserved.RESERVED_PAPER_IDS
+    assert {"index.html", "index.md"} == layout.RESERVED_PAPER_IDS
     for kind, name in CASES:
-        written = reserved.RESERVED[kind][name]
-        assert written in reserved.WRITTEN
+        written = layout.RESERVED[kind][name]
+        assert written in layout.WRITTEN
         assert name in written.path.split("/") or f"{name}.yaml" in written.path.split("/")
     # the site builds its paths from the list: what it writes is what is reserved
     from reproaudit.site import context as ctx
 
-    assert ctx.paper_feed_path(PAPER) == reserved.PAPER_FEED.at(paper=PAPER)
-    assert ctx.logbook_url(PAPER, "a") + "index.html" == reserved.LOGBOOK_PAGE.at(
+    assert ctx.paper_feed_path(PAPER) == layout.PAPER_FEED.at(paper=PAPER)
+    assert ctx.logbook_url(PAPER, "a") + "index.html" == layout.LOGBOOK_PAGE.at(
         paper=PAPER, logbook="a"
     )
 
@@ -67,7 +67,7 @@ def test_validate_refuses_every_reserved_id_and_names_the_path(
     rel = place(mini_repo, kind, name)
     control = place(mini_repo, kind, name.replace(".", "-") + "-1")  # an honest id beside it
     problems = validate_repo(mini_repo, [rel, control]).problems
-    written = reserved.RESERVED[kind][name]  # type: ignore[index]
+    written = layout.RESERVED[kind][name]  # type: ignore[index]
     shown = written.path.replace("{paper}", "<paper>")
     assert [(p.path, p.field, p.code) for p in problems] == [(rel, f"{kind}.id", "reserved_id")], (
         problems
@@ -75,7 +75,7 @@ def test_validate_refuses_every_reserved_id_and_names_the_path(
     assert f"{name!r} is reserved: " in problems[0].message and shown in problems[0].message
 
 
-@pytest.mark.parametrize("name", sorted(reserved.RESERVED_PAPER_IDS))
+@pytest.mark.parametrize("name", sorted(layout.RESERVED_PAPER_IDS))
 def test_a_paper_id_is_reserved_whatever_its_case(mini_repo: Path, name: str) -> None:
     """On macOS and Windows ``Index.HTML`` is the papers list page's file."""
     rel = _paper(mini_repo, name.upper())
@@ -83,7 +83,7 @@ def test_a_paper_id_is_reserved_whatever_its_case(mini_repo: Path, name: str) ->
 
 
 def test_onboarding_refuses_a_reserved_paper_id_by_line(tmp_path: Path) -> None:
-    rows = [{"id": name, "title": "A paper"} for name in sorted(reserved.RESERVED_PAPER_IDS)]
+    rows = [{"id": name, "title": "A paper"} for name in sorted(layout.RESERVED_PAPER_IDS)]
     rows += [{"id": "Index.HTML", "title": "A paper"}, {"id": "index-html", "title": "Honest"}]
     listing = tmp_path / "venue.jsonl"
     listing.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
