@@ -127,6 +127,7 @@ def test_schema_writes_and_checks(tmp_path: Path) -> None:
     assert invoke("schema", "--out", str(out)).exit_code == 0
     assert sorted(p.name for p in out.iterdir()) == [
         "logbook.schema.json",
+        "mentions.schema.json",
         "paper.schema.json",
         "reviews.schema.json",
         "verdict.schema.json",

@@ -103,7 +103,7 @@ def test_durations() -> None:
 
 def test_json_schemas_forbid_extra_fields_and_list_enums() -> None:
     schemas = json_schemas()
-    assert set(schemas) == {"paper", "logbook", "verdict", "reviews"}
+    assert set(schemas) == {"paper", "logbook", "verdict", "reviews", "mentions"}
     logbook = schemas["logbook"]
     assert logbook["additionalProperties"] is False
     result = logbook["$defs"]["Result"]

@@ -21,7 +21,7 @@ from typing import Any
 
 from . import layout
 from . import problems as P
-from .autorerun import plan_for
+from .autorerun import cap_s, plan_for, within_cap
 from .gitrun import git_or_none
 from .hints import (
     bare_number_hints,
@@ -184,7 +184,11 @@ def check_logbook(
         local = LocalRerun(
             run.status, run.exit_code, run.duration_s, run.log_tail, run.sandbox, run.host_error
         )
-    plans = [plan_for(paper_id, logbook_id, book)] if report.ok and book is not None else []
+    plans = (
+        within_cap([plan_for(paper_id, logbook_id, book)], cap_s())
+        if report.ok and book is not None
+        else []
+    )
     paper = corpus.paper(paper_id) if book is not None else None
     empty = len(empty_claims(paper, book)) if paper is not None and book is not None else None
     return CheckResult(

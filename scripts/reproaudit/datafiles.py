@@ -1,6 +1,6 @@
 """The data-file reference page, generated from the models.
 
-Every field of the paper, logbook, verdict and reviews files and of a re-run's
+Every field of the paper, logbook, verdict, reviews and mentions files and of a re-run's
 ``run.json``: its path, type, whether it is required, what it means (the
 docstring under the field in ``models.py``) and an example (from the complete
 example files in ``templates/example-*``, which the tests validate). A test
@@ -69,6 +69,14 @@ FILES = (
         "the PR-thread commands `/review` and `/author`",
         M.ReviewsFile,
         "example-reviews.yaml",
+    ),
+    FileKind(
+        "mentions",
+        "Author mentions",
+        "verdicts/<paper>/mentions.yaml",
+        "the bot, when a re-run-backed verdict falsifies an author's claim (`ci push mentions`)",
+        M.MentionsFile,
+        "example-mentions.yaml",
     ),
     FileKind(
         "run",

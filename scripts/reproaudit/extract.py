@@ -24,6 +24,7 @@ from . import layout
 from . import problems as P
 from .boundedjson import loads
 from .errors import EndpointError, InputError, ReproauditError, SettingError
+from .layout import RESERVED_HINT, reserved_message
 from .llm.settings import LlmSettings, truncate
 from .loader import parse_yaml, to_model
 from .models import ID_PATTERN, PaperFile, check_one_line
@@ -62,6 +63,8 @@ def check_arguments(
             f"{paper_id[:80]!r} is not a paper id",
             "use letters, digits, '.', '_' and '-' (at most 64), e.g. the OpenReview id",
         )
+    elif (why := reserved_message("paper", paper_id)) is not None:
+        problems.append(Problem(P.RESERVED_ID, "--paper-id", None, None, why, RESERVED_HINT))
     for option, value in (("--venue", venue), ("--title", title)):
         if value is None:
             continue

@@ -17,10 +17,14 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
-from .errors import ReproauditError, StorageError
+from . import problems as P
+from .errors import InputError, ReproauditError, StorageError
+from .problems import Problem
 from .scratch import held_file, sweep_tree
 
 TEMP_SUFFIX = ".tmp"  # `.<name>.<random>.tmp` beside the file being written
@@ -275,21 +279,100 @@ def held_folder(top: Path, below: Sequence[str] = ()) -> Iterator[Path]:
             os.close(fd)
 
 
+@dataclass(frozen=True)
+class Writer:
+    """Who writes a path of a tree, in words, and the input file and field it comes from
+    (a logbook page: the logbook file and ``logbook.id``), when it comes from one."""
+
+    what: str
+    file: str | None = None
+    field: str | None = None
+
+
+def _plain_writer(rel: str, at: str) -> Writer:
+    return Writer(f"the file {rel}")
+
+
+class Paths:
+    """The paths of one tree and who takes each: one writer per path.
+
+    A second file at one path, a file where another writer's folder is, or a folder where
+    another's file is, is refused as an ``InputError`` (``path_collision``) naming both
+    writers. ``describe(rel, at)`` says who writes ``rel``, and the input (file and field)
+    that put a name at ``at``, the path both writers want; a writer given to ``take`` is
+    used as is (what something else wrote, such as mkdocs). ``tree`` says where, in the
+    message (``on the site``).
+    """
+
+    def __init__(
+        self, describe: Callable[[str, str], Writer] = _plain_writer, tree: str = "on the site"
+    ) -> None:
+        self.describe = describe
+        self.tree = tree
+        self._files: set[str] = set()
+        self._folders: dict[str, str] = {}  # folder -> the first file taken in it
+        self._given: dict[str, Writer] = {}
+
+    def take(self, rel: str, by: Writer | None = None) -> None:
+        """Take ``rel``, a ``/``-separated file path, or refuse it before anything is written."""
+        if rel in self._files:
+            self._collide(rel, rel, by)
+        if rel in self._folders:
+            self._collide(self._folders[rel], rel, by)
+        folder = rel.rpartition("/")[0]
+        while folder and folder not in self._folders:  # each folder's ancestors are checked once
+            if folder in self._files:
+                self._collide(folder, rel, by)
+            self._folders[folder] = rel
+            folder = folder.rpartition("/")[0]
+        self._files.add(rel)
+        if by is not None:
+            self._given[rel] = by
+
+    def _collide(self, first: str, second: str, by: Writer | None) -> NoReturn:
+        at = min(first, second, key=len)  # the file one writer wants as the other's folder
+        one = self._given.get(first) or self.describe(first, at)
+        two = by or self.describe(second, at)
+        # the input to change: a whole file that takes a path (a repository's own site/
+        # file), else an id (a file and field), else the later writer
+        blamed = max((two, one), key=lambda w: (w.file is not None and not w.field, bool(w.file)))
+        where = first if first == second else f"{first} and {second}"
+        raise InputError(
+            Problem(
+                P.PATH_COLLISION,
+                blamed.file or second,
+                None,
+                blamed.field,
+                f"{one.what} and {two.what} would be one path {self.tree} ({where})",
+                "change the input named: pick another id, or move the file off the path "
+                "the site generates",
+            )
+        )
+
+
 class TreeWriter:
     """Many new files into a folder no reader sees until it is renamed into place whole (a
     site build's staging folder), so no file needs a temporary file of its own.
 
     Each folder is made once, not asked for again for every file in it, and each file is
     one open and write of its bytes: a conference's site is 45,000 files. A link where a
-    file goes is refused (``O_NOFOLLOW``), never written through.
+    file goes is refused (``O_NOFOLLOW``), never written through. Each path has one writer
+    (``Paths``): a second is refused, naming both, before anything is written there;
+    ``claim`` takes the paths something else wrote (mkdocs), naming who.
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, describe: Callable[[str, str], Writer] = _plain_writer) -> None:
         self.root = str(root)
+        self.paths = Paths(describe)
         self._made: set[str] = set()
+
+    def claim(self, rel: str, by: Writer) -> None:
+        """Take ``rel`` for a file already there, which ``by`` wrote; nothing is written."""
+        self.paths.take(rel, by)
 
     def write(self, rel: str, data: str | bytes) -> None:
         """Write ``data`` (text as UTF-8) to ``rel``, a ``/``-separated path under the root."""
+        self.paths.take(rel)
         folder = rel.rpartition("/")[0]
         if folder not in self._made:
             os.makedirs(f"{self.root}/{folder}" if folder else self.root, exist_ok=True)

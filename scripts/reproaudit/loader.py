@@ -30,6 +30,7 @@ from yaml.resolver import Resolver
 from . import problems as P
 from .beneath import read_capped, split_path
 from .errors import InputError
+from .layout import RESERVED_HINT
 from .models import (
     CLAIM_ID_PATTERN,
     GITHUB_PATTERN,
@@ -455,7 +456,7 @@ def validation_problems(doc: Document, error: ValidationError) -> list[Problem]:
             hint = "write a finite number under 1e15 in magnitude (a larger unit keeps it small)"
         elif kind == "reserved_id":
             code = P.RESERVED_ID
-            hint = "pick another id, and name the file after it"
+            hint = RESERVED_HINT
         else:
             code = P.INVALID_VALUE
             if kind == "literal_error":

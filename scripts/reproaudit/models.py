@@ -27,6 +27,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from . import layout
 from .pointers import SOURCE_PATTERN
 from .units import UnitError, parse_unit
 
@@ -189,9 +190,9 @@ def check_one_line(text: str) -> str:
 # Every number a person types (or a re-run writes) is finite and within this range: a
 # measurement of 1e160 is a typo or an attack (it overflows the growth fits), never data.
 MAX_NUMBER = 1e15
-# Ids that would name a layout file: verdicts/<paper>/reviews.yaml holds the paper's
-# reviews, and papers/<paper>/index.md is the paper's own page on the site.
-RESERVED_LOGBOOK_IDS = frozenset({"reviews", "index"})
+# Ids that would name a path the site or the layout writes beside them (``layout.py``).
+RESERVED_LOGBOOK_IDS = layout.RESERVED_LOGBOOK_IDS
+RESERVED_PAPER_IDS = layout.RESERVED_PAPER_IDS
 
 
 def check_number(value: float) -> float:
@@ -205,14 +206,14 @@ def check_number(value: float) -> float:
     return value
 
 
-def _check_logbook_id(text: str) -> str:
-    if text in RESERVED_LOGBOOK_IDS:
-        raise PydanticCustomError(
-            "reserved_id",
-            "'{value}' is reserved: it would name a layout file (reviews.yaml, a page)",
-            {"value": text},
-        )
-    return text
+def _reserved_check(kind: layout.IdKind) -> Any:
+    def check(text: str) -> str:
+        message = layout.reserved_message(kind, text)
+        if message is not None:
+            raise PydanticCustomError("reserved_id", "{why}", {"why": message})
+        return text
+
+    return AfterValidator(check)
 
 
 def _parse_time(value: Any) -> Any:
@@ -237,8 +238,23 @@ Sha256 = Annotated[str, AfterValidator(_check_sha256)]
 Duration = Annotated[str, AfterValidator(_check_duration)]
 RelPath = Annotated[str, AfterValidator(_check_relative)]
 Text = Annotated[str, Field(min_length=1)]
-PaperId = Annotated[str, Field(pattern=ID_PATTERN)]
-LogbookId = Annotated[str, Field(pattern=LOGBOOK_ID_PATTERN), AfterValidator(_check_logbook_id)]
+# the reserved ids are in the schema too, so an editor flags them as they are typed
+PaperId = Annotated[
+    str,
+    Field(
+        pattern=ID_PATTERN,
+        json_schema_extra={"not": {"enum": sorted(RESERVED_PAPER_IDS)}},
+    ),
+    _reserved_check("paper"),
+]
+LogbookId = Annotated[
+    str,
+    Field(
+        pattern=LOGBOOK_ID_PATTERN,
+        json_schema_extra={"not": {"enum": sorted(RESERVED_LOGBOOK_IDS)}},
+    ),
+    _reserved_check("logbook"),
+]
 ClaimId = Annotated[str, Field(pattern=CLAIM_ID_PATTERN)]
 ScaleName = Annotated[str, Field(pattern=SCALE_NAME_PATTERN)]
 GitHubHandle = Annotated[str, Field(pattern=GITHUB_PATTERN)]
@@ -307,7 +323,8 @@ class Tags(Model):
 
 class PaperMeta(Model):
     id: PaperId
-    """The paper's id (its OpenReview id where there is one); also the file's name."""
+    """The paper's id (its OpenReview id where there is one; not a name the site writes beside
+    it, such as index.html); also the file's name."""
     title: OneLine
     """The paper's title."""
     venue: OneLine
@@ -470,8 +487,8 @@ class Agent(Model):
 
 class LogbookMeta(Model):
     id: LogbookId
-    """The logbook's id (lowercase letters, digits, '.', '_', '-'; not reviews or index, which name
-    layout files); also the file's name."""
+    """The logbook's id (lowercase letters, digits, '.', '_', '-'; not a name the site or the
+    layout writes beside it, such as feed.xml or reviews); also the file's name."""
     paper: PaperId
     """The id of the paper reproduced; the logbook lives in logbooks/<paper>/."""
     claims_version: int = Field(ge=1)
@@ -906,6 +923,28 @@ class ReviewsFile(Model):
     """Append-only list of reviews and author responses."""
 
 
+# --- mentions.yaml -----------------------------------------------------------
+
+
+class Mention(Model):
+    author: GitHubHandle
+    """The paper author the bot mentioned (their handle in the paper file)."""
+    at: Timestamp
+    """When (UTC): the next mention of this author about this paper waits a week from it."""
+    pr: int = Field(ge=1)
+    """The pull request whose comment mentioned them."""
+    logbook: LogbookId
+    """The logbook whose re-run-backed verdict falsified their claim."""
+    claims: list[ClaimId] = Field(min_length=1)
+    """The claims that verdict falsified."""
+
+
+class MentionsFile(Model):
+    mentions: list[Mention] = []
+    """Append-only ledger of the bot's mentions of the paper's authors, one entry per author
+    mentioned, written by the bot through `ci push mentions`."""
+
+
 # --- re-run record: <reruns>/<paper>/<logbook>/run.json ----------------------
 
 
@@ -914,6 +953,7 @@ SCHEMAS: dict[str, type[Model]] = {
     "logbook": Logbook,
     "verdict": VerdictFile,
     "reviews": ReviewsFile,
+    "mentions": MentionsFile,
 }
 
 

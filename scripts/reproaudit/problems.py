@@ -174,9 +174,13 @@ RESERVED_ID = _code(
     "reserved_id",
     "error",
     """
-    The logbook id names a file of the repository's layout: `reviews` would
-    write its verdict over `verdicts/<paper>/reviews.yaml`, `index` over the
-    paper's own page. Pick another id and rename the logbook file to match.""",
+    The id would name a path the site or the repository's layout writes beside
+    it: a logbook `feed.xml` is the paper's Atom feed on the site
+    (`papers/<paper>/feed.xml`), `reviews` the paper's reviews file
+    (`verdicts/<paper>/reviews.yaml`), a paper `index.html` the papers list page.
+    Such an id would overwrite that file or stop the site's build. The reserved
+    ids come from the one list of what the site writes (`layout.py`); the
+    message names the path. Pick another id and rename the file to match.""",
 )
 
 # --- the repository -------------------------------------------------------
@@ -331,6 +335,18 @@ UNIT_CARRIES_PER = _code(
     time says what it is per in `per` (`unit: ms, per: trajectory`), so that the
     judge compares it with the claim's `per` (time per trajectory is not time
     per batch of 50) instead of failing to convert units.""",
+)
+
+PATH_COLLISION = _code(
+    "path_collision",
+    "error",
+    """
+    Two things the site builds would be written at one path: a file over another,
+    or a file where the other's folder is (a page `papers/<paper>/<id>/` and a
+    file `papers/<paper>/<id>`). One would be lost, or the build could not finish.
+    The message names both; the file and field named are the input to change
+    (usually an id: rename it), or a file of the repository's own `site/` folder
+    that takes a path the site generates (move or rename it).""",
 )
 
 # --- re-running a logbook (reproaudit reproduce) ------------------------------

@@ -30,7 +30,7 @@ from .errors import InputError
 from .layout import DataPath
 from .listing import Listing
 from .loader import Document, decode_text, parse_document, read_bytes, to_model
-from .models import Logbook, PaperFile, ReviewsFile, VerdictFile
+from .models import Logbook, MentionsFile, PaperFile, ReviewsFile, VerdictFile
 from .problems import Problem
 
 M = TypeVar("M", bound=BaseModel)
@@ -39,6 +39,7 @@ MODEL_OF: dict[str, type[BaseModel]] = {
     "logbook": Logbook,
     "verdict": VerdictFile,
     "reviews": ReviewsFile,
+    "mentions": MentionsFile,
 }
 
 
@@ -247,6 +248,10 @@ class Corpus:
 
     def reviews(self, paper_id: str) -> ReviewsFile | None:
         path = self.by_rel.get(layout.reviews_rel(paper_id))
+        return self.load(path).model if path else None
+
+    def mentions(self, paper_id: str) -> MentionsFile | None:
+        path = self.by_rel.get(layout.mentions_rel(paper_id))
         return self.load(path).model if path else None
 
     # --- everything ---------------------------------------------------------

@@ -24,7 +24,7 @@ from .errors import GitError
 from .gitrun import run_git
 from .layout import DataPath
 from .listing import Listing
-from .models import Logbook, PaperFile, ReviewsFile, VerdictFile
+from .models import Logbook, MentionsFile, PaperFile, ReviewsFile, VerdictFile
 from .pathrule import disk_problems
 from .problems import Problem
 from .repo import Corpus, corpus_of, paused_gc
@@ -107,6 +107,7 @@ def check_file(corpus: Corpus, path: DataPath) -> list[Problem]:
         "logbook": _check_logbook,
         "verdict": _check_verdict,
         "reviews": _check_reviews,
+        "mentions": _check_mentions,
     }
     checker = checkers[path.kind]
     return checker(corpus, path, loaded.model, problem)
@@ -394,6 +395,14 @@ def _check_reviews(corpus: Corpus, path: DataPath, reviews: ReviewsFile, problem
                     problem, ("reviews", i, "claim"), review.claim, folder, paper, corpus
                 )
             )
+    return out
+
+
+def _check_mentions(corpus: Corpus, path: DataPath, ledger: MentionsFile, problem) -> list[Problem]:
+    """The ledger's paper exists; its entries name the logbooks and claims of pull requests,
+    open or closed, which the default branch need not hold: the model checks their form."""
+    out: list[Problem] = []
+    _paper_or_problem(corpus, path.key[0], (), problem, out)
     return out
 
 
@@ -685,7 +694,7 @@ def _with_dependents(corpus: Corpus, rels: set[str]) -> list[DataPath]:
             wanted.update(
                 f.rel
                 for f in corpus.files
-                if f.kind in ("logbook", "verdict", "reviews") and f.key[0] == paper_id
+                if f.kind in ("logbook", "verdict", "reviews", "mentions") and f.key[0] == paper_id
             )
             wanted.update(corpus.paper_rels.get(paper_id, []))  # duplicates of its id
         elif data.kind == "logbook":

@@ -113,7 +113,8 @@ def test_judge_pr_judges_the_fetched_logbook_and_posts_one_comment(
         str(base_repo),
     ]
     env = {"REPROAUDIT_JUDGE_BASE_URL": ""}
-    first = CliRunner(env=env).invoke(cli, args)
+    plan = base_repo.parent / "mentions" / "plan.json"
+    first = CliRunner(env=env).invoke(cli, [*args, "--mentions-out", str(plan)])
     assert first.exit_code == 0, first.output
     # no re-run yet: awaiting one, the evidence says what the typed numbers would give
     assert "| C1 | inconclusive | growth_detected, not_rerun | typed numbers would falsify" in (
@@ -121,23 +122,13 @@ def test_judge_pr_judges_the_fetched_logbook_and_posts_one_comment(
     )
     assert CliRunner(env=env).invoke(cli, args).exit_code == 0
     comments = github_api.comments[PR]
-    # one sticky comment, and one comment mentioning the paper's authors (once)
-    assert len(comments) == 2 and comments[0]["body"].startswith("<!-- reproaudit:sticky ")
+    # one sticky comment; its falsification section argues against C1, but nobody re-ran
+    # it: the paper's authors are not mentioned, and no mention is planned
+    assert len(comments) == 1 and comments[0]["body"].startswith("<!-- reproaudit:sticky ")
     bot = sticky.parse(comments[0]["body"])
-    assert bot.status("llm") == {"mode": "rules"}
-    assert bot.status("authors") == {"mentioned": ["ivandermeer", "twrobel-tcs"]}
-    mention = comments[1]["body"]
-    # not re-run, so its verdict falsifies nothing yet; its falsification section argues
-    assert mention.startswith(
-        "@ivandermeer @twrobel-tcs: you are listed as an author of a paper this pull request "
-        "challenges.\n\n- logbook `` carol-paging-1 `` argues against claim **C1** (Theorem 3.2) "
-        "of *Trust, Then Mark: Near-Harmonic Robustness for Learning-Augmented Paging*"
-    )
-    assert "`/author disagree C1 <why>`" in mention
-    assert "blob/HEAD/scripts/reproaudit/site/docs/authors.md" in mention
-    assert "Listed without a GitHub handle: Amara Okafor. To answer, open a pull request " in (
-        mention
-    )
+    assert bot.status("llm") == {"mode": "rules", "sha": head, "reran": []}  # no re-run yet
+    assert bot.status("authors") is None
+    assert not plan.exists()
     assert not (base_repo / f"{CAROL}.yaml").exists()  # judged in a folder of its own
 
 
@@ -230,20 +221,23 @@ def without_falsification(text: str) -> str:
     return text[:start] + text[text.index("    notes:", start) :]
 
 
-def judge_and_post(github_api, base_repo: Path, head: str, reruns: Path | None = None):
+def judge_and_post(
+    github_api, base_repo: Path, head: str, reruns: Path | None = None, plan: Path | None = None
+):
     args = ["ci", "judge-pr", "--repo-name", github_api.repo, "--pr", str(PR), "--sha", head]
     args += ["--post", "--repo", str(base_repo)]
     args += ["--reruns", str(reruns)] if reruns is not None else []
+    args += ["--mentions-out", str(plan)] if plan is not None else []
     done = CliRunner(env={"REPROAUDIT_JUDGE_BASE_URL": ""}).invoke(cli, args)
     assert done.exit_code == 0, done.output
     return done
 
 
-def test_a_new_logbook_its_rerun_falsifies_mentions_the_authors(
+def test_a_new_logbook_its_rerun_falsifies_plans_a_mention_of_the_authors(
     github_api, base_repo, monkeypatch, tmp_path
 ) -> None:
     """The base branch has neither the logbook nor a verdict of it: the verdict judge-pr just
-    made (falsified by a current re-run) is what mentions the authors."""
+    made (falsified by a current re-run) is what plans a mention of the authors."""
     monkeypatch.setenv("GITHUB_API_URL", github_api.url)
     (base_repo / "verdicts" / "Kp4rT9vQ2x" / "carol-paging-1.yaml").unlink()
     stripped = without_falsification((ROOT / f"{CAROL}.yaml").read_text())
@@ -254,16 +248,27 @@ def test_a_new_logbook_its_rerun_falsifies_mentions_the_authors(
     write_current_rerun(base_repo, "Kp4rT9vQ2x", "carol-paging-1", outputs=outputs)
     shutil.move(base_repo / "reruns", tmp_path / "reruns")
     git(base_repo, "checkout", "-q", "main")
-    done = judge_and_post(github_api, base_repo, head, tmp_path / "reruns")
+    plan = tmp_path / "mentions" / "plan.json"
+    done = judge_and_post(github_api, base_repo, head, tmp_path / "reruns", plan)
     assert "| C1 | falsified | growth_detected" in done.output
-    comments = github_api.comments[PR]
-    assert len(comments) == 2
-    assert (
-        "- logbook `` carol-paging-1 `` falsifies claim **C1** (Theorem 3.2)"
-        in (comments[1]["body"])
-    )
-    assert sticky.parse(comments[0]["body"]).status("authors") == {
-        "mentioned": ["ivandermeer", "twrobel-tcs"]
+    # the judge job only plans: the job that may write records and mentions (test_mentions)
+    (comment,) = github_api.comments[PR]
+    assert sticky.parse(comment["body"]).status("llm") == {
+        "mode": "rules",
+        "sha": head,
+        "reran": ["Kp4rT9vQ2x/carol-paging-1"],  # its report verdicts are superseded
+    }
+    assert json.loads(plan.read_text()) == {
+        "pr": PR,
+        "head_sha": head,
+        "mentions": [
+            {
+                "paper": "Kp4rT9vQ2x",
+                "paper_file": "claims/icml2026/Kp4rT9vQ2x.yaml",
+                "logbook": "carol-paging-1",
+                "claims": ["C1"],
+            }
+        ],
     }
 
 

@@ -97,7 +97,9 @@ def test_every_commit_to_main_goes_through_ci_push() -> None:
                     pushing.append((path.name, name, run.split()[2], run.split()[3]))
     assert sorted(pushing) == [
         ("commands.yml", "command", "push", "review"),
+        ("reproduce.yml", "mention", "push", "mentions"),
         ("reproduce.yml", "store", "push", "reruns"),
+        ("rerun.yml", "mention", "push", "mentions"),
         ("rerun.yml", "store", "push", "reruns"),
         ("site.yml", "pending", "promote", "--repo-name"),
         ("site.yml", "verdicts", "push", "verdicts"),

@@ -127,8 +127,9 @@ def test_crash_inputs_are_refused_or_contained_and_healthy_logbooks_get_verdicts
         "finite number within ±1e15 [number_out_of_range]"
     ) in result.output
     assert (
-        "logbooks/IsoPaper1/reviews.yaml:1: logbook.id: 'reviews' is reserved: it would name "
-        "a layout file (reviews.yaml, a page) [reserved_id]"
+        "logbooks/IsoPaper1/reviews.yaml:1: logbook.id: 'reviews' is reserved: the repository "
+        "holds verdicts/<paper>/reviews.yaml, the reviews and author answers of paper <paper> "
+        "[reserved_id]"
     ) in result.output
     assert (corpus / "verdicts/IsoPaper1/reviews.yaml").read_text() == REVIEWS
     assert result.exit_code == 1  # the refused logbooks are named, and the exit says so

@@ -172,6 +172,7 @@ class Context:
     repo_dir: Path
     permission: str
     dry_run: bool
+    default_backend: str = "local"  # where /reproduce runs when it names none
     _files: list[str] | None = None
     _head: HeadCheck | None = None
     _corpus: Corpus | None = None
@@ -341,6 +342,7 @@ def _reproduce(ctx: Context, words: list[str], rest: str) -> Outcome:
         )
     check = ctx.head()
     head = check.sha
+    again = f"/reproduce {backend} " if backend else "/reproduce "  # keeps the backend named
     if words:
         wanted = words[0].lower()
         if not FULL_SHA.fullmatch(wanted):
@@ -348,8 +350,8 @@ def _reproduce(ctx: Context, words: list[str], rest: str) -> Outcome:
                 "reproduce",
                 "bad_sha",
                 f"{code(words[0])} is not a full commit SHA: an approval names one commit "
-                "by all 40 hex digits. Type `/reproduce` to approve the head you reviewed, "
-                "or `/reproduce <40-hex SHA>`.",
+                f"by all 40 hex digits. Type `{again.rstrip()}` to approve the head you "
+                f"reviewed, or `{again}<40-hex SHA>`.",
             )
         if wanted != head:
             return refuse(
@@ -357,7 +359,7 @@ def _reproduce(ctx: Context, words: list[str], rest: str) -> Outcome:
                 "head_moved",
                 f"The head of this pull request is now `{head}`, not {code(wanted)}: "
                 "it moved after you looked. Review the new commits, then type "
-                f"`/reproduce {head}`.",
+                f"`{again}{head}`.",
             )
     elif check.status != "before":
         return refuse(
@@ -365,7 +367,7 @@ def _reproduce(ctx: Context, words: list[str], rest: str) -> Outcome:
             "head_moved" if check.status == "after" else "head_unconfirmed",
             f"Not approved: the head of this pull request, `{head}`, {check.why}, so it "
             "may not be the commit you reviewed. If it is, type "
-            f"`/reproduce {head}`.",
+            f"`{again}{head}`.",
         )
     refusal = ctx.ownership(head)
     if refusal is not None:
@@ -375,21 +377,61 @@ def _reproduce(ctx: Context, words: list[str], rest: str) -> Outcome:
             f"Not approved: this pull request fails the ownership rule at `{head}` "
             f"({plain(refusal)}). A pull request may change only files under `logbooks/` "
             "and only its author's own logbooks, so its re-run records could not be stored. "
-            "Once the report's check passes, type `/reproduce` again.",
+            f"Once the report's check passes, type `{again.rstrip()}` again.",
         )
     names = [f"{p}/{lb}" for p, lb in books]
-    where = f" on `{backend}`" if backend else ""
     return Outcome(
         "reproduce",
         True,
         "approved",
-        f"Re-run approved for {', '.join(f'`{n}`' for n in names)} at commit "
-        f"`{head}`{where}. Results will be posted here; a push to the branch cancels "
-        "this approval.",
+        approval_text(ctx, books, head, backend),
         head_sha=head,
         logbooks=names,
         backend=backend,
     )
+
+
+_BACKEND_WORDS = {"local": "a self-hosted GPU runner", "hf-jobs": "Hugging Face Jobs"}
+
+
+def approval_text(
+    ctx: Context, books: list[tuple[str, str]], head: str, backend: str | None
+) -> str:
+    """The approval: per logbook what runs where, on which hardware, for how long at most,
+    and what that may cost (``prices.estimate_cost``), read at the approved head."""
+    from ..autorerun import duration_text, estimate_cost, plan_from_text
+
+    runs = backend or ctx.default_backend
+    chosen = "" if backend else ", the repository's default"
+    lines = [
+        f"Re-run approved at commit `{head}`, on `{runs}` "
+        f"({_BACKEND_WORDS.get(runs, runs)}{chosen}):",
+        "",
+    ]
+    total, priced = 0.0, True
+    for paper_id, logbook_id in books:
+        text = ctx.github.file_text(ctx.event.repo, layout.logbook_rel(paper_id, logbook_id), head)
+        plan = plan_from_text(paper_id, logbook_id, text)
+        name = code(f"{paper_id}/{logbook_id}")
+        if plan.hardware is None or plan.timeout_s is None:
+            lines.append(f"- {name}: not re-run: {plan.why}")
+            continue
+        cost = estimate_cost(plan.hardware, plan.timeout_s, runs)
+        lines.append(
+            f"- {name}: hardware `{plan.hardware}`, timeout {duration_text(plan.timeout_s)}, "
+            f"{cost.text()}"
+        )
+        if cost.usd is None:
+            priced = False
+        else:
+            total += cost.usd
+    if priced and total:
+        lines += ["", f"In all at most ${total:,.2f}."]
+    lines += [
+        "",
+        "Results will be posted here; a push to the branch cancels this approval.",
+    ]
+    return "\n".join(lines)
 
 
 def reproduce_backend(words: list[str]) -> tuple[str | Outcome | None, list[str]]:
@@ -669,8 +711,12 @@ def dispatch(
     repo_dir: Path,
     *,
     dry_run: bool = False,
+    default_backend: str = "local",
 ) -> Outcome:
-    """Decide what one comment does. Sends nothing and writes nothing itself."""
+    """Decide what one comment does. Sends nothing and writes nothing itself.
+
+    ``default_backend``: where ``/reproduce`` runs when it names none (the repository
+    variable ``REPROAUDIT_REPRODUCE_BACKEND``), so the approval says where it runs."""
     event = parse_event(payload)
     parsed = parse_command(event.body)
     if parsed is None:
@@ -689,7 +735,7 @@ def dispatch(
         return refuse(name, "not_a_pull_request", "Commands work on pull requests only.")
     command = HANDLERS.get(name)
     permission = github.permission(event.repo, event.login)
-    ctx = Context(event, github, repo_dir, permission, dry_run)
+    ctx = Context(event, github, repo_dir, permission, dry_run, default_backend)
     if command is None:
         return refuse(
             name,
@@ -761,6 +807,7 @@ def handle_comment(
     dry_run: bool = False,
     offline: bool = False,
     base: str | None = None,
+    default_backend: str = "local",
 ) -> Outcome:
     """``ci command``: read the event file, decide, and (unless ``dry_run``) reply and record.
 
@@ -779,9 +826,10 @@ def handle_comment(
         from .offline import LocalGitHub
 
         # LocalGitHub is a stand-in with GitHub's methods, not a subclass
-        return dispatch(data, LocalGitHub(data, repo_dir, base), repo_dir, dry_run=True)  # type: ignore[arg-type]
+        local = LocalGitHub(data, repo_dir, base)
+        return dispatch(data, local, repo_dir, dry_run=True, default_backend=default_backend)  # type: ignore[arg-type]
     github = GitHub.from_env(read_only=dry_run)
-    outcome = dispatch(data, github, repo_dir, dry_run=dry_run)
+    outcome = dispatch(data, github, repo_dir, dry_run=dry_run, default_backend=default_backend)
     if not dry_run and outcome.command is not None:
         carry_out(outcome, parse_event(data), github, repo_dir)
     return outcome

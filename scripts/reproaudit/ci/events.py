@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from ..errors import ArtifactError, ReproauditError
+from ..models import GITHUB_PATTERN
 from .github import GitHub
 
 MAX_EVENT_BYTES = 25_000_000  # GitHub caps webhook payloads at 25 MB
@@ -54,6 +56,27 @@ def pr_of_workflow_run(event: dict[str, Any], github: GitHub) -> tuple[int, str]
         if pull["head"]["sha"] == head_sha:
             return int(pull["number"]), head_sha
     raise ReproauditError(f"no open pull request has head {head_sha[:12]}")
+
+
+def pr_author(github: GitHub, event: Path) -> str:
+    """The login of the author of a ``workflow_run`` event's pull request, lower case.
+
+    rerun.yml keys its concurrency group on it: one automatic re-run at a time per
+    contributor, however many branches or pull requests they open. From trusted facts only
+    (the event's head, then the pull request as the API gives it), never from a branch name
+    or a file of the pull request; a login not in GitHub's form is refused, since it is
+    written into the workflow's outputs.
+    """
+    data = read_json(event)
+    number, _ = pr_of_workflow_run(data, github)
+    repo = str(data["repository"]["full_name"])
+    try:
+        login = str(github.pull(repo, number)["user"]["login"])
+    except (KeyError, TypeError):
+        raise ReproauditError(f"pull request {number} names no author") from None
+    if not re.fullmatch(GITHUB_PATTERN, login):
+        raise ReproauditError(f"pull request {number}: {login[:60]!r} is not a GitHub login")
+    return login.lower()
 
 
 def head_of_workflow_run(event: Path) -> str:

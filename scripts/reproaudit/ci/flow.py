@@ -128,6 +128,17 @@ class PrJudgement:
     verdicts: dict[Key, VerdictFile] = field(default_factory=dict)
     logbooks: dict[Key, Logbook] = field(default_factory=dict)
 
+    @property
+    def reran(self) -> list[str]:
+        """``<paper>/<logbook>`` of each logbook judged with a passed, current re-run."""
+        return [
+            f"{p}/{lb}"
+            for (p, lb), v in sorted(self.verdicts.items())
+            if v.rerun is not None
+            and v.rerun.status == "passed"
+            and not any("stale_rerun" in c.flags for c in v.claims)
+        ]
+
 
 def judge_pr(
     repo_dir: Path,
@@ -180,9 +191,24 @@ def judge_pr(
     return done
 
 
-def post_verdicts(github: GitHub, repo: str, pr: int, body: str, mode: str) -> bool:
-    """Set the verdicts section of the PR's one bot comment; True when it was edited."""
-    return sticky.update(github, repo, pr, "llm", body, {"mode": mode})[1]
+def post_verdicts(
+    github: GitHub,
+    repo: str,
+    pr: int,
+    body: str,
+    mode: str,
+    *,
+    sha: str | None = None,
+    reran: list[str] | None = None,
+) -> bool:
+    """Set the verdicts section of the PR's one bot comment; True when it was edited.
+
+    ``sha`` and ``reran`` (the logbooks judged with a passed, current re-run there): the
+    report's verdicts of those logbooks at that head are superseded (``sticky``)."""
+    status: dict[str, Any] = {"mode": mode}
+    if sha is not None:
+        status |= {"sha": sha, "reran": sorted(reran or [])}
+    return sticky.update(github, repo, pr, "llm", body, status)[1]
 
 
 def dispatch_run(

@@ -24,7 +24,7 @@ from ..models import VERDICTS, Logbook, RunRecord
 from ..problems import Problem
 from ..repo import Corpus, corpus_of
 from ..report.artifact import Artifact, ArtifactProblem
-from ..report.markdown import render_markdown
+from ..report.markdown import pending_note, render_markdown, verdict_tables
 from ..report.markdown_text import code, plain
 from ..report.model import Report, build_report
 from ..rerun_files import MAX_RUN_BYTES, read_run_json
@@ -70,9 +70,11 @@ def render_comment(
     outside: Iterable[str] = (),
     extra: Iterable[Problem] = (),
     notes: Iterable[str] = (),
+    reruns: Iterable[RerunPlan] = (),
 ) -> str:
     """The sticky comment: marker, one-sentence outcome, files, verdicts, how to reproduce."""
-    return render_markdown(report_of(artifact, outside=outside, extra=extra, notes=notes))
+    report = report_of(artifact, outside=outside, extra=extra, notes=notes, reruns=reruns)
+    return render_markdown(report)
 
 
 def verdict_counts(artifact: Artifact) -> dict[str, int]:
@@ -120,10 +122,18 @@ def publish_report(
         reruns=plan_books(texts, lambda rel: texts[_book_key(rel)]),
         empty=count_empty(texts, corpus_of(repo_dir, corpus)) if repo_dir else None,
     )
-    body = render_markdown(report)
+    body = render_markdown(report)  # the check run's summary: all of it
     ok = report.ok
     status = {"ok": ok, "status": report.status, "sha": report.head_sha}
-    _, updated = sticky.update(github, repo, artifact.pr, "report", body, status)
+    _, updated = sticky.update(
+        github,
+        repo,
+        artifact.pr,
+        "report",
+        render_markdown(report, tables=False),
+        status,
+        group_sections=rules_sections(report),
+    )
     counts = verdict_counts(artifact)
     title = "valid" if ok else "problems to fix"
     title += " — " + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
@@ -136,6 +146,19 @@ def publish_report(
         body,
     )
     return {"ok": ok, "updated": updated, "comment": body}
+
+
+def rules_sections(report: Report) -> dict[str, sticky.Section]:
+    """The sticky comment's rules verdicts, one section per logbook at this head: the
+    judge's verdicts of a passed re-run at the same head supersede them (``sticky``)."""
+    note = pending_note(report)
+    pending = {v.paper + "/" + v.logbook for v in report.verdicts if v.numbers != "ci_rerun"}
+    return {
+        f"{sticky.RULES}:{name}": sticky.Section(
+            table + (f"\n{note}\n" if name in pending else ""), {"sha": report.head_sha}
+        )
+        for name, table in verdict_tables(report).items()
+    }
 
 
 def pr_logbook_texts(

@@ -13,7 +13,7 @@ from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 
 from .. import layout
-from ..autorerun import plan_for
+from ..autorerun import cap_s, plan_for, within_cap
 from ..errors import ReproauditError
 from ..fsutil import refuse_non_folder
 from ..repo import Corpus
@@ -43,7 +43,8 @@ def reproduce_pr(
 
     ``pr`` may be None in the run stage: the fetch stage's note names it (the run
     stage has no token to ask, and checks the note is for ``sha``). ``only_auto``
-    re-runs only the logbooks CI re-runs by itself (``autorerun.plan_for``: cpu).
+    re-runs only the logbooks CI re-runs by itself (``autorerun``: cpu, within the pull
+    request's cap, the same plan the report shows).
     """
     from ..reproduce import describe_record, reproduce_logbook
 
@@ -74,7 +75,7 @@ def reproduce_pr(
     books = fetched_logbooks(into, pr, sha)
     if only_auto:
         corpus = Corpus(into)
-        plans = [plan_for(p, lb, corpus.logbook(p, lb)) for p, lb in books]
+        plans = within_cap([plan_for(p, lb, corpus.logbook(p, lb)) for p, lb in books], cap_s())
         for plan in plans:
             if plan.kind != "auto":
                 yield f"{plan.name}: not re-run here: {plan.why.replace('`', '')}"

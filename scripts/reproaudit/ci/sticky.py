@@ -7,6 +7,12 @@ blob: each section's status (data the steps read back, never parsed from the
 prose) and its length. Sections are cut by those lengths, not by searching the
 text, so untrusted text inside a section (a logbook's evidence, a log line)
 cannot forge a section boundary. A comment that does not parse is rebuilt.
+
+The report's rules verdicts are one section per logbook (``rules:<paper>/<logbook>``,
+status ``{"sha": ...}``): once the judge's section says it judged that logbook with a
+passed re-run at that same head (``llm`` status ``{"sha": ..., "reran": [...]}``), the
+report's verdicts of it, on the numbers the logbook typed, are superseded and left out
+(``superseded``), whichever step wrote last.
 """
 
 from __future__ import annotations
@@ -17,7 +23,8 @@ from typing import Any, Protocol
 
 PREFIX = "<!-- reproaudit:sticky "
 SUFFIX = " -->\n"
-ORDER = ("report", "reruns", "llm", "authors")  # the sections, top to bottom
+ORDER = ("report", "rules", "reruns", "llm", "authors")  # the sections (groups), top to bottom
+RULES = "rules"  # the group of the report's per-logbook verdicts: rules:<paper>/<logbook>
 VERSION = 1
 LEGACY = ("<!-- reproaudit:report", "<!-- reproaudit:llm")  # the two comments before this one
 
@@ -51,9 +58,41 @@ class Sticky:
         return section.status if section else None
 
 
+def group(name: str) -> str:
+    """A section's group: ``rules`` for ``rules:<paper>/<logbook>``, else its name."""
+    return name.split(":", 1)[0]
+
+
+def _sep(names: list[str], i: int) -> str:
+    """What comes before section ``i``: a rule between groups, a blank line inside one."""
+    return "\n---\n" if group(names[i]) != group(names[i - 1]) else "\n"
+
+
+def superseded(sticky: Sticky) -> set[str]:
+    """The report's verdict sections the judge's re-run-backed verdicts replace: those of
+    a logbook the ``llm`` section judged with a passed re-run, at the same head."""
+    llm = sticky.sections.get("llm")
+    sha = llm.status.get("sha") if llm else None
+    if llm is None or not sha:
+        return set()
+    reran = set(llm.status.get("reran") or [])
+    return {
+        name
+        for name, section in sticky.sections.items()
+        if group(name) == RULES
+        and section.status.get("sha") == sha
+        and name.split(":", 1)[1] in reran
+    }
+
+
 def render(sticky: Sticky) -> str:
-    """The comment body: the JSON header, then each section's Markdown in ``ORDER``."""
-    names = sorted(sticky.sections, key=lambda n: (ORDER.index(n) if n in ORDER else 99, n))
+    """The comment body: the JSON header, then each section's Markdown in ``ORDER``
+    (superseded sections left out)."""
+    gone = superseded(sticky)
+    names = sorted(
+        (n for n in sticky.sections if n not in gone),
+        key=lambda n: (ORDER.index(group(n)) if group(n) in ORDER else 99, n),
+    )
     bodies = [sticky.sections[n].body.rstrip("\n") + "\n" for n in names]
     header = {
         "v": VERSION,
@@ -66,7 +105,12 @@ def render(sticky: Sticky) -> str:
     # where they are escaped
     blob = json.dumps(header, sort_keys=True, separators=(",", ":"))
     blob = blob.replace("<", "\\u003c").replace(">", "\\u003e")
-    return PREFIX + blob + SUFFIX + "\n---\n".join(bodies)
+    return (
+        PREFIX
+        + blob
+        + SUFFIX
+        + "".join((_sep(names, i) if i else "") + body for i, body in enumerate(bodies))
+    )
 
 
 def parse(body: str) -> Sticky | None:
@@ -80,11 +124,13 @@ def parse(body: str) -> Sticky | None:
         header = json.loads(body[len(PREFIX) : end])
         at = end + len(SUFFIX)
         sticky = Sticky()
+        names = [str(item["name"]) for item in header["sections"]]
         for i, item in enumerate(header["sections"]):
             if i:
-                if body[at : at + 5] != "\n---\n":
+                sep = _sep(names, i)
+                if body[at : at + len(sep)] != sep:
                     return None
-                at += 5
+                at += len(sep)
             length = int(item["length"])
             text = body[at : at + length]
             if len(text) != length or not isinstance(item["status"], dict):
@@ -114,13 +160,27 @@ def find(comments: list[dict[str, Any]]) -> tuple[int, Sticky] | None:
 
 
 def update(
-    github: CommentApi, repo: str, pr: int, name: str, body: str, status: dict[str, Any]
+    github: CommentApi,
+    repo: str,
+    pr: int,
+    name: str,
+    body: str,
+    status: dict[str, Any],
+    *,
+    group_sections: dict[str, Section] | None = None,
 ) -> tuple[Sticky, bool]:
     """Set one section of the PR's sticky comment (other sections kept): the new content,
-    and whether an existing comment was edited (else one was posted)."""
+    and whether an existing comment was edited (else one was posted).
+
+    ``group_sections``: the whole ``rules`` group as it is now (the report's verdicts per
+    logbook), replacing the group's sections, gone logbooks' too."""
     found = find(github.issue_comments(repo, pr))
     sticky = found[1] if found else Sticky()
     sticky.sections[name] = Section(body, status)
+    if group_sections is not None:
+        for old in [n for n in sticky.sections if group(n) == RULES]:
+            del sticky.sections[old]
+        sticky.sections.update(group_sections)
     text = render(sticky)
     if found:
         github.edit_comment(repo, found[0], text)

@@ -67,7 +67,8 @@ def ci() -> None:
     type=click.Choice(["local", "hf-jobs"]),
     default="local",
     show_default=True,
-    help="With --offline: where /reproduce would run when it names no backend.",
+    help="Where /reproduce runs when it names no backend (vars.REPROAUDIT_REPRODUCE_BACKEND): "
+    "the approval says so, with each logbook's hardware, timeout and cost.",
 )
 @repo_option
 def ci_command(
@@ -85,7 +86,9 @@ def ci_command(
 
     if base and not offline:
         raise click.UsageError("--base goes with --offline")
-    outcome = handle_comment(payload, repo, dry_run=dry_run, offline=offline, base=base)
+    outcome = handle_comment(
+        payload, repo, dry_run=dry_run, offline=offline, base=base, default_backend=default_backend
+    )
     data = outcome.to_json()
     if offline:
         from ..ci.offline import CAVEATS, describe
@@ -173,7 +176,7 @@ def ci_report(
     """Check the result artifact (untrusted) and render the PR report, or --post it."""
     from ..ci.events import pr_target
     from ..ci.github import GitHub
-    from ..ci.report import publish_report, render_comment
+    from ..ci.report import publish_report, render_comment, rerun_plans
     from ..ci.steps import load_artifact_file
     from ..repo import Corpus
 
@@ -182,8 +185,9 @@ def ci_report(
         raise click.UsageError("--post needs --repo-name OWNER/NAME")
     github = GitHub.from_env()
     checked = load_artifact_file(artifact, *pr_target(github, event, pr, sha))
-    if not post:
-        click.echo(render_comment(checked), nl=False)
+    if not post:  # offline: the re-run plans from the clone's objects, when there is one
+        plans = rerun_plans(checked, github=None, repo="", repo_dir=git_dir) if git_dir else []
+        click.echo(render_comment(checked, reruns=plans), nl=False)
         return
     assert repo_name is not None  # --post without it was refused above
     corpus = Corpus(git_dir) if git_dir else None  # the base branch's paper files, read once
@@ -192,6 +196,25 @@ def ci_report(
         f"{'updated' if result['updated'] else 'posted'} the report on PR {checked.pr} "
         f"({'valid' if result['ok'] else 'problems'})"
     )
+
+
+@ci.command("pr-author")
+@click.option(
+    "--event",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The workflow_run event of validate (GITHUB_EVENT_PATH).",
+)
+def ci_pr_author(event: Path) -> None:
+    """Print `login=<the pull request author's login>` for $GITHUB_OUTPUT.
+
+    rerun.yml runs one automatic re-run at a time per contributor with it: the login comes
+    from the API (trusted), never from a branch name.
+    """
+    from ..ci.events import pr_author
+    from ..ci.github import GitHub
+
+    click.echo(f"login={pr_author(GitHub.from_env(), event)}")
 
 
 @ci.command("judge-pr")
@@ -207,6 +230,12 @@ def ci_report(
 )
 @samples_option
 @click.option("--post", is_flag=True, help="Post (or update) the verdicts comment.")
+@click.option(
+    "--mentions-out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the plan of author mentions here (only when a re-run-backed verdict "
+    "falsifies a claim), for `ci push mentions` in a job that may write.",
+)
 @repo_option
 def ci_judge_pr(
     repo_name: str,
@@ -217,6 +246,7 @@ def ci_judge_pr(
     reruns: Path | None,
     samples: int,
     post: bool,
+    mentions_out: Path | None,
     repo: Path,
 ) -> None:
     """Fetch a PR's logbooks as data (never its code), judge them, and comment.
@@ -233,8 +263,9 @@ def ci_judge_pr(
     github = GitHub.from_env()
     number, head = pr_target(github, event, pr, sha)
     body = judge_pull_request(
-        github, repo_name, number, head, repo, judge, reruns=reruns, post=post
-    )
+        github, repo_name, number, head, repo, judge, reruns=reruns, post=post,
+        mentions_out=mentions_out,
+    )  # fmt: skip
     click.echo(body, nl=False)
 
 
@@ -262,7 +293,7 @@ def ci_dispatch(outcome: Path, payload: Path, ref: str, default_backend: str) ->
 
 
 @ci.command("push")
-@click.argument("kind", type=click.Choice(["review", "reruns", "verdicts"]))
+@click.argument("kind", type=click.Choice(["review", "reruns", "verdicts", "mentions"]))
 @click.option(
     "--from",
     "source",
@@ -320,10 +351,15 @@ def ci_push(
     Re-run records and reviews wait on the pending branch until their pull request is
     merged (`ci promote`, run here for that pull request: a merged one's move at once).
     """
+    from ..ci.authors import record_mentions
+    from ..ci.pending import PendingPush
+    from ..ci.push import PushResult
     from ..ci.steps import push_from
 
     if dispatch_workflow and not repo_name:
         raise click.UsageError("--dispatch needs --repo-name OWNER/NAME")
+    if kind == "mentions" and not repo_name:
+        raise click.UsageError("mentions are posted: give --repo-name OWNER/NAME")
     if kind == "reruns" and event is None and pr is None:
         raise click.UsageError(
             "re-run records wait under their pull request: give --pr N or --event"
@@ -336,24 +372,36 @@ def ci_push(
 
         pr = pr_target(GitHub.from_env(), event, None, None)[0]
 
-    result = push_from(
-        kind,
-        source,
-        repo,
-        message,
-        remote=remote,
-        branch=branch,
-        repo_name=repo_name,
-        fallback_branch=fallback_branch,
-        run_id=os.environ.get("GITHUB_RUN_ID", "local"),
-        pr=pr,
-        pending_branch=pending_branch,
-    )
+    run_id = os.environ.get("GITHUB_RUN_ID", "local")
+    result: PushResult | PendingPush | None
+    if kind == "mentions":  # the ledger first, then the mention (authors.py)
+        assert repo_name is not None
+        result = record_mentions(
+            source,
+            repo,
+            message,
+            repo_name=repo_name,
+            remote=remote,
+            branch=branch,
+            fallback_branch=fallback_branch or f"reproaudit/mentions-{run_id}",
+        )
+    else:
+        result = push_from(
+            kind,
+            source,
+            repo,
+            message,
+            remote=remote,
+            branch=branch,
+            repo_name=repo_name,
+            fallback_branch=fallback_branch,
+            run_id=run_id,
+            pr=pr,
+            pending_branch=pending_branch,
+        )
     if result is None:
         click.echo("no review or author response to record")
         return
-    from ..ci.push import PushResult
-
     if isinstance(result, PushResult):
         where = f" ({result.url})" if result.url else ""
         click.echo(f"{result.status} after {result.attempts} attempt(s): {result.message}{where}")

@@ -56,7 +56,7 @@ def validate(paths: tuple[str, ...], changed_from: str | None, fmt: str, repo: P
 @click.option("--check", is_flag=True, help="Exit 1 if the files on disk are out of date.")
 @repo_option
 def schema(out: Path | None, check: bool, repo: Path) -> None:
-    """Write JSON Schemas of the paper, logbook, verdict and reviews files.
+    """Write JSON Schemas of the paper, logbook, verdict, reviews and mentions files.
 
     Editors use them to complete and check YAML: put
     `# yaml-language-server: $schema=../../schemas/logbook.schema.json` on a file's first line.

@@ -25,6 +25,7 @@ import httpx
 from .. import problems as P
 from ..boundedjson import loads
 from ..errors import InputError, SettingError
+from ..layout import RESERVED_HINT, reserved_message
 from ..models import ID_PATTERN, check_one_line
 from ..problems import Problem
 from .http import Polite, Unavailable, describe
@@ -167,6 +168,8 @@ def make_record(raw: dict[str, Any], origin: str, problems: list[Problem]) -> Pa
                 "letters, digits, '.', '_' and '-' (at most 64), e.g. the OpenReview id",
             )
         )
+    elif (why := reserved_message("paper", paper_id)) is not None:
+        found.append(Problem(P.RESERVED_ID, origin, None, "id", why, RESERVED_HINT))
     title = _one_line(raw.get("title"), origin, "title", found)
     if not title and not any(p.field == "title" for p in found):
         found.append(Problem(P.MISSING_FIELD, origin, None, "title", "the paper has no title"))

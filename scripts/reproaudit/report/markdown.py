@@ -32,8 +32,11 @@ _PLAN_HEADING = {
 }
 
 
-def render_markdown(report: Report) -> str:
-    """A report as GitHub Markdown (untrusted text escaped), the PR comment's body."""
+def render_markdown(report: Report, *, tables: bool = True) -> str:
+    """A report as GitHub Markdown (untrusted text escaped), the PR comment's body.
+
+    ``tables=False`` leaves the rules verdicts out: the sticky comment holds them as one
+    section per logbook (``verdict_tables``), which a re-run's verdicts supersede."""
     sha = report.head_sha if report.committed else "uncommitted"
     lines = [f"{MARKER} status={report.status} sha={sha} -->", "## reproaudit", ""]
     mark = "✅" if report.ok else "❌"
@@ -65,24 +68,11 @@ def render_markdown(report: Report) -> str:
             f"- ❌ `{flag}` ({plain(claims, 300)}): {plain(what, 400)}"
             for flag, claims, what in fix_lines(report)
         ]
-    for verdict in report.verdicts:
-        pending = verdict.numbers != "ci_rerun"
-        lines += [
-            "",
-            f"### Verdicts for {code(verdict.paper + '/' + verdict.logbook)} (rules)",
-            "",
-            "| claim | verdict | flags | evidence |",
-            "|---|---|---|---|",
-        ]
-        for c in verdict.claims:
-            flags = ", ".join(c.flags) or "—"
-            value = f"{c.verdict} *({PENDING})*" if pending else c.verdict
-            evidence = plain(shorten(c.evidence, 300), 400)
-            lines.append(f"| {plain(c.claim)} | {value} | {flags} | {evidence} |")
-    if report.pending and report.verdicts:
-        passed = report.rerun is not None and report.rerun.status == "passed"
-        local = " and a local re-run" if passed else ""
-        lines += ["", PENDING_NOTE.format(local=local)]
+    if tables:
+        for table in verdict_tables(report).values():
+            lines += ["", table.rstrip("\n")]
+        if report.pending and report.verdicts:
+            lines += ["", pending_note(report)]
     lines += render_plans(list(report.reruns))
     if report.rerun is not None:
         lines += ["", rerun_line(report.rerun)]
@@ -102,6 +92,33 @@ def render_markdown(report: Report) -> str:
         "</details>",
     ]
     return "\n".join(lines) + "\n"
+
+
+def verdict_tables(report: Report) -> dict[str, str]:
+    """Each logbook's rules verdicts as a Markdown table, by ``<paper>/<logbook>``."""
+    out = {}
+    for verdict in report.verdicts:
+        name = verdict.paper + "/" + verdict.logbook
+        pending = verdict.numbers != "ci_rerun"
+        lines = [
+            f"### Verdicts for {code(name)} (rules)",
+            "",
+            "| claim | verdict | flags | evidence |",
+            "|---|---|---|---|",
+        ]
+        for c in verdict.claims:
+            flags = ", ".join(c.flags) or "—"
+            value = f"{c.verdict} *({PENDING})*" if pending else c.verdict
+            evidence = plain(shorten(c.evidence, 300), 400)
+            lines.append(f"| {plain(c.claim)} | {value} | {flags} | {evidence} |")
+        out[name] = "\n".join(lines) + "\n"
+    return out
+
+
+def pending_note(report: Report) -> str:
+    """What *pending* means under the tables: CI's re-run decides."""
+    passed = report.rerun is not None and report.rerun.status == "passed"
+    return PENDING_NOTE.format(local=" and a local re-run" if passed else "")
 
 
 def render_plans(plans: list[RerunPlan]) -> list[str]:

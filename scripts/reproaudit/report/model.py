@@ -201,8 +201,13 @@ def outcome_sentence(report: Report, code_of: Callable[[str], str] = _backticks)
         if waiting:
             then += f"{',' if auto else ''} {waiting} awaiting {code_of('/reproduce')}"
         then = f" In CI:{then}." if then else ""
+    elif count:  # how each logbook re-runs is not known here (no clone, no GitHub)
+        then = (
+            " In CI, cpu logbooks are re-run by themselves (within the pull request's cap), "
+            f"the others after a maintainer's {code_of('/reproduce')}."
+        )
     else:
-        then = f" A maintainer can ask for a re-run with {code_of('/reproduce')}."
+        then = ""
     return (
         f"Valid, {addressed}: {count} logbook{'s' if count != 1 else ''} checked {where}; "
         f"the rules verdicts are below.{then}"

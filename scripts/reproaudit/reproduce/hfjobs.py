@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from .. import layout
 from .. import problems as P
+from ..autorerun import CPU_FLAVOUR
 from ..errors import EndpointError, InputError
 from ..models import HARDWARE
 from ..problems import Problem
@@ -44,7 +45,7 @@ _SHA40 = re.compile(r"[0-9a-f]{40}")
 # means the smallest CPU flavor, and the H100 names the schema allows are not Jobs flavors.
 NOT_JOBS_FLAVORS = ("cpu", "h100", "h100x8")
 FLAVORS: dict[str, str] = {
-    "cpu": "cpu-basic",
+    "cpu": CPU_FLAVOUR,
     **{name: name for name in HARDWARE if name not in NOT_JOBS_FLAVORS},
 }
 

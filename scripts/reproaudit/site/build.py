@@ -104,16 +104,28 @@ def merged_config(root: Path, site_url: str | None = None) -> dict[str, Any]:
     return config
 
 
-def _stage_docs(root: Path, docs: Path) -> None:
-    """Package pages and assets, then the repository's own ``site/`` over them."""
+def _stage_docs(root: Path, docs: Path) -> frozenset[str]:
+    """Package pages and assets, then the repository's own ``site/`` over them; the
+    files that came from the repository (relative to ``site/``), to name them in errors."""
     package = _package_dir()
     shutil.copytree(package / "docs", docs, dirs_exist_ok=True)
     shutil.copytree(package / "assets", docs / "assets", dirs_exist_ok=True)
     own = root / "site"
+    copied: list[str] = []
     if own.is_dir():
+
+        def copy(src: str, dst: str) -> object:
+            copied.append(Path(src).relative_to(own).as_posix())
+            return shutil.copy2(src, dst)
+
         shutil.copytree(
-            own, docs, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".*", "__pycache__")
+            own,
+            docs,
+            dirs_exist_ok=True,
+            ignore=shutil.ignore_patterns(".*", "__pycache__"),
+            copy_function=copy,
         )
+    return frozenset(copied)
 
 
 def build_site(
@@ -210,7 +222,7 @@ def _build_site(
     with held_dir(temp_root(), STAGE_PREFIX) as tmp:
         docs = tmp / "docs"
         staging = tmp / "site"
-        _stage_docs(root, docs)
+        own_files = _stage_docs(root, docs)
         step = time.perf_counter()
         index = None
         if search:  # Pagefind works in the background while the site renders
@@ -219,8 +231,9 @@ def _build_site(
             data.memo["typo shards"] = list(index.typos)  # the search page says which exist
         timings["search index (start)"] = time.perf_counter() - step
         try:
+            inputs = ({model.paper.id: path.rel for path, model in corpus.papers()}, own_files)
             pages, outputs = _render_and_build(
-                root, data, config_dict, docs, staging, only, strict, timings
+                root, data, config_dict, docs, staging, only, strict, timings, inputs
             )
             step = time.perf_counter()
             if index is not None:
@@ -283,6 +296,7 @@ def _render_and_build(
     only: set[str] | None,
     strict: bool,
     timings: dict[str, float],
+    inputs: tuple[dict[str, str], frozenset[str]] = ({}, frozenset()),
 ) -> tuple[list, dict]:
     """Render the generated pages and files, then run mkdocs-material over them."""
     from mkdocs.commands.build import build as mkdocs_build
@@ -313,7 +327,7 @@ def _render_and_build(
         raise InputError(problems)
     plugin = config.plugins["reproaudit"]
     assert isinstance(plugin, ReproauditPlugin)  # the entry point of this package
-    plugin.feed(pages, outputs)
+    plugin.feed(pages, outputs, *inputs)  # inputs: to name them in a path collision
     log = logging.getLogger("mkdocs")
     level = log.level
     log.setLevel(logging.WARNING)  # mkdocs' INFO lines are noise here; the caller's level after

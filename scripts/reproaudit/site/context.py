@@ -19,6 +19,7 @@ import numpy as np
 from .. import layout
 from ..fold import BUCKETS, CLAIM_FOLDS, stats
 from ..judge.points import rerun_number, rerun_sweep
+from ..layout import BADGE, LOGBOOK_PAGE, PAPER_FEED, PAPER_PAGE
 from ..models import Claim, Review, Target, VerdictFile
 from ..problems import human_size
 from .cite import PaperCitation, cite_logbook, cite_paper
@@ -65,20 +66,21 @@ FEED_SIZE = 50
 NEWEST = 15
 
 
+# the paths of the site's one list of what it writes beside ids (``layout.WRITTEN``)
 def paper_url(paper_id: str) -> str:
-    return f"papers/{paper_id}/"
+    return PAPER_PAGE.url(paper=paper_id)
 
 
 def logbook_url(paper_id: str, logbook_id: str) -> str:
-    return f"papers/{paper_id}/{logbook_id}/"
+    return LOGBOOK_PAGE.url(paper=paper_id, logbook=logbook_id)
 
 
 def badge_path(paper_id: str) -> str:
-    return f"badges/{paper_id}.svg"
+    return BADGE.at(paper=paper_id)
 
 
 def paper_feed_path(paper_id: str) -> str:
-    return f"papers/{paper_id}/feed.xml"
+    return PAPER_FEED.at(paper=paper_id)
 
 
 def person_url(handle: str) -> str:

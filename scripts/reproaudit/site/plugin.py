@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gzip
 import html
+import os
 import re
 import shutil
 from functools import lru_cache
@@ -29,7 +30,8 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page as MkPage
 
-from ..fsutil import TreeWriter, atomic_write
+from .. import layout
+from ..fsutil import Paths, TreeWriter, Writer, atomic_write
 from .render import Page, page_url, relative
 from .slim import SPRITE, Shared, slim_page
 
@@ -65,9 +67,27 @@ class ReproauditPlugin(BasePlugin):
         self.pages: dict[str, Page] = {}
         self.outputs: dict[str, bytes] = {}
         self.shared = Shared()  # icons and scripts the slimmed pages share
+        self.paper_files: dict[str, str] = {}  # paper id -> its paper file
+        self.own_files: frozenset[str] = frozenset()  # the repository's site/ files
+        self._sources: dict[str, str] = {}  # what mkdocs writes -> its source
 
-    def feed(self, pages: list[Page], outputs: dict[str, bytes]) -> None:
-        self.pages = {p.src_uri: p for p in pages}
+    def feed(
+        self,
+        pages: list[Page],
+        outputs: dict[str, bytes],
+        paper_files: dict[str, str] | None = None,
+        own_files: frozenset[str] = frozenset(),
+    ) -> None:
+        """What the build generates, and where its inputs are, to name them in an error:
+        ``paper_files`` (paper id -> file), ``own_files`` (the repository's ``site/``
+        files, relative to that folder)."""
+        self.paper_files = paper_files or {}
+        self.own_files = own_files
+        self.pages = {}
+        sources = Paths(self._describe_source, "among the site's page sources")
+        for page in pages:  # one page per source
+            sources.take(page.src_uri)
+            self.pages[page.src_uri] = page
         self.outputs = outputs
 
     def _shells(self) -> dict[str, int]:
@@ -79,6 +99,7 @@ class ReproauditPlugin(BasePlugin):
         for src_uri in wanted:
             if files.get_file_from_path(src_uri) is None:  # a hand-written page wins
                 files.append(File.generated(config, src_uri, content=""))
+        self._sources = {f.dest_uri: f.src_uri for f in files}
         # the stylesheets, which slimmed pages link as one joined file
         self.shared.css = {
             f.dest_uri: f.content_string for f in files if f.dest_uri.endswith(".css")
@@ -142,8 +163,14 @@ class ReproauditPlugin(BasePlugin):
                 shells[depth] = built.read_text(encoding="utf-8")
         shutil.rmtree(site / SHELL_ROOT, ignore_errors=True)
         urls = []
-        # plain writes: the whole build folder replaces the site in one rename at the end
-        writer = TreeWriter(site)
+        # plain writes: the whole build folder replaces the site in one rename at the end;
+        # one writer per path, what mkdocs wrote included
+        writer = TreeWriter(site, self.describe)
+        for folder, _, names in os.walk(site):
+            rel = os.path.relpath(folder, site).replace(os.sep, "/")
+            for name in sorted(names):
+                path = name if rel == "." else f"{rel}/{name}"
+                writer.claim(path, self._written_by_mkdocs(path))
         for page in self.pages.values():
             url = page_url(page.src_uri)
             urls.append(url)
@@ -152,6 +179,45 @@ class ReproauditPlugin(BasePlugin):
         for rel, data in self.outputs.items():
             writer.write(rel, data)
         _extend_sitemap(site, config.site_url, urls)
+
+    def _written_by_mkdocs(self, rel: str) -> Writer:
+        """Who had mkdocs write ``rel``: a page or file of the site's sources, or a page
+        the build generates (the home page, the papers list...), or mkdocs itself."""
+        source = self._sources.get(rel)
+        if source is None:
+            return Writer(f"mkdocs' own {rel}")
+        if source in self.own_files:
+            return Writer(f"the repository's own site/{source}", f"site/{source}")
+        page = self.pages.get(source)
+        if page is None:
+            return Writer(f"the site's page or file {source}")
+        return self.describe(rel, rel)
+
+    def describe(self, rel: str, at: str) -> Writer:
+        """Who writes the generated site path ``rel``, and the input that names ``at`` (a
+        prefix of ``rel``, where another writer's path meets it), when an id does."""
+        found = layout.match_written("site", rel)
+        if found is None:
+            page = self.pages.get(self._sources.get(rel, ""))
+            return Writer(f"the page {page.title!r}" if page else f"the generated file {rel}")
+        return self._id_writer(*found, at)
+
+    def _describe_source(self, src: str, at: str) -> Writer:
+        found = layout.match_written("pages", src)
+        if found is None:
+            page = self.pages.get(src)
+            return Writer(f"the page {page.title!r} ({src})" if page else f"the page {src}")
+        return self._id_writer(*found, at)
+
+    def _id_writer(self, written: layout.Written, ids: dict[str, str], at: str) -> Writer:
+        what = written.what.format(**ids)
+        named = written.path.split("/")[at.count("/")]  # the part of the path at ``at``
+        if named.startswith("{logbook}"):
+            file = layout.logbook_rel(ids["paper"], ids["logbook"])
+            return Writer(what, file, layout.id_field("logbook"))
+        if named.startswith("{paper}"):
+            return Writer(what, self.paper_files.get(ids["paper"]), layout.id_field("paper"))
+        return Writer(what)
 
 
 def _write_shared(site: Path, shared: Shared) -> None:

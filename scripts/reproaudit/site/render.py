@@ -25,6 +25,7 @@ import jinja2
 from markupsafe import Markup
 
 from ..export import COLUMNS, DATA_LICENSE, FORMATS, encode_file, export_frame, file_name
+from ..layout import LOGBOOK_SOURCE, PAPER_SOURCE, PAPERS_SOURCE, SITE_FEED
 from ..problems import human_size
 from . import context as ctx
 from . import ids, search_text, words
@@ -242,11 +243,11 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
             ),
         ),
         Page(
-            "papers/index.md",
+            PAPERS_SOURCE.path,
             "Papers",
             render(
                 "papers.html",
-                "papers/index.md",
+                PAPERS_SOURCE.path,
                 data,
                 count=len(lists[0]["rows"]),
                 buckets={k: v[0] for k, v in words.OUTCOMES.items()},
@@ -381,7 +382,7 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
     for paper_id in sorted(data.papers):
         if only is not None and paper_id not in only:
             continue
-        src = f"papers/{paper_id}/index.md"
+        src = PAPER_SOURCE.at(paper=paper_id)
         meta = data.papers[paper_id].paper
         out.append(
             Page(
@@ -401,7 +402,7 @@ def pages(data: SiteData, site_name: str, only: set[str] | None = None) -> list[
     for key in sorted(data.logbooks):
         if only is not None and key[0] not in only:
             continue
-        src = f"papers/{key[0]}/{key[1]}.md"
+        src = LOGBOOK_SOURCE.at(paper=key[0], logbook=key[1])
         title = data.papers[key[0]].paper.title
         out.append(
             Page(
@@ -485,7 +486,7 @@ def files(data: SiteData, site_name: str, only: set[str] | None = None) -> dict[
     out |= {
         "assets/charts/buckets.svg": buckets_chart(data),
         "assets/charts/verdicts-over-time.svg": verdicts_over_time_chart(data),
-        "feed.xml": atom_feed(data, site_name),
+        SITE_FEED.path: atom_feed(data, site_name),
     }
     for paper_id in data.papers:
         if only is None or paper_id in only:
@@ -598,7 +599,7 @@ def atom_feed(data: SiteData, site_name: str, paper_id: str | None = None) -> by
     absolute = _absolute(data)
     if paper_id is None:
         entries = ctx.feed_entries(data)
-        title, path, home = f"{site_name}: new verdicts", "feed.xml", ""
+        title, path, home = f"{site_name}: new verdicts", SITE_FEED.path, ""
     else:
         entries = ctx.paper_feed_entries(data, paper_id)
         title = f"{site_name}: verdicts on {data.papers[paper_id].paper.title}"
