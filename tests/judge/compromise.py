@@ -223,7 +223,8 @@ def build_corpus(root: Path, papers: int, seed: int = 0) -> Built:
             flipped[claim] = not flipped[claim]
             teams.append(("bob", flipped, "full", True))
         else:
-            teams.append(("bob", truth, "reduced" if mode == "reduced" else "full", mode != "typed"))
+            setup = "reduced" if mode == "reduced" else "full"
+            teams.append(("bob", truth, setup, mode != "typed"))
         for who, measured, setup, rerun in teams:
             outputs = _outputs(measured, rng)
             book = _logbook(paper, who, outputs, setup)
@@ -272,8 +273,10 @@ def published(root: Path) -> Published:
             flags[key] = list(item.get("flags", []))
     tables = load_tables(Corpus(root))
     _, claims, papers = fold_all(tables.verdicts, tables.reviews)
-    folds = {(p, c): f for p, c, f in zip(claims["paper"], claims["claim"], claims["fold"])}
-    buckets = dict(zip(papers["paper"], papers["bucket"]))
+    folds = {
+        (p, c): f for p, c, f in zip(claims["paper"], claims["claim"], claims["fold"], strict=True)
+    }
+    buckets = dict(zip(papers["paper"], papers["bucket"], strict=True))
     return Published(verdicts, flags, folds, buckets)
 
 
