@@ -13,7 +13,11 @@ verified (true ones falsified). Compromised endpoints:
 - ``screen flags real logbooks``: the honest judge, but its screen flags every text that
   looks like a real logbook (it has ``claims_version``) and spares anything else;
 - ``contrary, honest second endpoint``: the contrary endpoint judges, an honest and
-  independently configured one gives the second opinion on model-judged claims.
+  independently configured one gives the second opinion on model-judged claims (compared
+  with an honest endpoint with an honest second endpoint).
+
+A logbook with no verdict file after a compromised run (the run stopped at an endpoint
+fault; judged again next run) is counted apart, not as a change.
 
     python benchmarks/judge_compromise.py [--papers 30] [--seed 0]
 """
@@ -38,11 +42,12 @@ from reproaudit.llm.settings import LlmSettings  # noqa: E402
 from tests.fake_llm import FakeLLM  # noqa: E402
 from tests.judge.compromise import Published, build_corpus, compare, published  # noqa: E402
 
+HONEST = {"behavior": "correct"}
 SCENARIOS = {
     "contrary": ({"behavior": "contrary"}, None),
     "gullible": ({"behavior": "gullible"}, None),
     "screen flags real logbooks": ({"behavior": "correct", "screen": "real"}, None),
-    "contrary, honest second endpoint": ({"behavior": "contrary"}, {"behavior": "correct"}),
+    "contrary, honest second endpoint": ({"behavior": "contrary"}, HONEST),
 }
 
 
@@ -70,18 +75,23 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="reproaudit-compromise-") as tmp:
         base = Path(tmp) / "corpus"
         built = build_corpus(base, args.papers, args.seed)
-        repo = Path(tmp) / "honest"
-        shutil.copytree(base, repo)
-        honest, seconds = judge(repo, {"behavior": "correct"}, None)
-        print(
-            f"{args.papers} papers, {len(honest.verdicts)} claim verdicts, "
-            f"{len(honest.claim_folds)} claims; honest endpoint: {seconds:.1f} s"
-        )
-        base_changes = compare(built, honest, honest)
-        print(
-            f"  honest: {base_changes.false_verified} false claims published verified, "
-            f"{base_changes.true_falsified} true claims falsified"
-        )
+        baselines: dict[bool, Published] = {}
+        for with_second in (False, True):
+            repo = Path(tmp) / f"honest-{with_second}"
+            shutil.copytree(base, repo)
+            try:
+                honest, seconds = judge(repo, HONEST, HONEST if with_second else None)
+            except NotImplementedError:
+                continue
+            baselines[with_second] = honest
+            mine = compare(built, honest, honest)
+            print(
+                f"honest endpoint{', honest second endpoint' if with_second else ''}: "
+                f"{args.papers} papers, {len(honest.verdicts)} claim verdicts, "
+                f"{len(honest.claim_folds)} claims ({seconds:.1f} s); "
+                f"{mine.false_verified} false claims published verified, "
+                f"{mine.true_falsified} true claims falsified"
+            )
         for name, (first, second) in SCENARIOS.items():
             repo = Path(tmp) / name.replace(" ", "-").replace(",", "")
             shutil.copytree(base, repo)
@@ -90,13 +100,15 @@ def main() -> int:
             except NotImplementedError as exc:
                 print(f"{name}: not run ({exc})")
                 continue
-            changes = compare(built, honest, got)
+            changes = compare(built, baselines[second is not None], got)
             parts = [
                 f"{group}: {changed}/{total} ({100 * changed / total if total else 0:.0f}%)"
                 for group, (changed, total) in changes.counts.items()
             ]
             print(f"{name} ({seconds:.1f} s):")
             print("  changed " + "; ".join(parts))
+            if changes.missing:
+                print(f"  not judged (the run stopped at an endpoint fault): {changes.missing}")
             print(
                 f"  {changes.false_verified} false claims published verified, "
                 f"{changes.true_falsified} true claims falsified"

@@ -38,10 +38,10 @@ is an HTTP status to answer instead (200 = answer normally). Screening requests
 (system prompt ``screen.v1``) are answered ``{"instructions_found": ...}``:
 true when any of ``screen_flags`` occurs in the screened text, or always with
 ``screen="always"`` (from the ``screen_from``-th screening request on), or for every text
-that looks like a real logbook (it has ``claims_version``) with ``screen="real"``, and for
-every text unlike any it screened before with ``screen="unseen"`` (a model that spares
-near copies of what it saw, i.e. canaries made from logbooks it already screened);
-behaviours that break transport break them too. ``screened`` keeps each screened text.
+that looks like a real logbook (it has ``claims_version``) with ``screen="real"``; never
+for a text holding one of ``spare`` (an endpoint that tells some texts apart, e.g. the
+canaries); behaviours that break transport break them too. ``screened`` keeps each
+screened text.
 ``latency`` delays every answer (seconds). Every request's JSON body is kept in
 ``requests``; ``judging`` and ``screening`` count each kind; ``in_flight`` is the
 number of requests being answered now and ``most_in_flight`` the most at once;
@@ -94,6 +94,7 @@ class FakeLLM:
         nest_content: int = 0,
         outage: tuple[int, int, int] | None = None,
         screen_from: int = 0,
+        spare: list[str] | None = None,
         replier: Callable[[str], str] | None = None,
     ) -> None:
         self.behavior = behavior
@@ -114,6 +115,7 @@ class FakeLLM:
         self.nest_content = nest_content
         self.outage = outage
         self.screen_from = screen_from
+        self.spare = spare or []
         self.arrivals: list[tuple[float, int]] = []
         self.throttled_at: list[float] = []
         self.trickled: list[tuple[int, int]] = []  # (bytes sent, of) per trickled reply
@@ -164,14 +166,12 @@ class FakeLLM:
         text = body["messages"][1]["content"]
         honest_still = self.screening <= self.screen_from  # "always" from this screen on
         with self._lock:
-            seen = [_shape(t) for t in self.screened]
             self.screened.append(text)
         found = (
             (self.screen == "always" and not honest_still)
             or (self.screen == "real" and "claims_version" in text)
-            or (self.screen == "unseen" and _shape(text) not in seen)
             or any(f in text for f in self.screen_flags)
-        )
+        ) and not any(s in text for s in self.spare)
         evidence = next((f for f in self.screen_flags if f in text), "") if found else ""
         return json.dumps({"instructions_found": found, "evidence": evidence})
 
@@ -384,14 +384,12 @@ class FakeLLM:
         return Handler
 
 
-CONTRARY = {"verified": "falsified", "falsified": "verified", "toy": "verified"}
-CONTRARY["inconclusive"] = "verified"
-
-
-def _shape(text: str) -> str:
-    """A screened text with its numbers, hex and names' letters dropped: near copies
-    (a canary made from a logbook by changing its numbers and names) share a shape."""
-    return re.sub(r"[0-9a-f]{7,}|\d+(?:\.\d+)?|(?<=: )[\w.-]+", "", text)
+CONTRARY = {
+    "verified": "falsified",
+    "falsified": "verified",
+    "toy": "verified",
+    "inconclusive": "verified",
+}
 
 
 def obeyed(user: str) -> str | None:

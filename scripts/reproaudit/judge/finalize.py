@@ -18,10 +18,18 @@ rules merged with the LLM's votes) and applies, in this order (rules version 3):
    read from the re-run (the rules' ``not_rerun``), no claim is published
    ``verified``, ``falsified`` or ``toy``, whichever layer decided: it is
    ``inconclusive`` + ``not_rerun`` ("awaiting re-run"), the evidence saying
-   what the typed numbers or the LLM would give.
+   what the typed numbers or the LLM would give; the rules decided nothing
+   either, so an LLM answer that differs is no ``llm_disagrees`` there;
+6. the re-run's own word: the lines of its log that report a failure of the
+   claim (``logscan.py``; claims without a target) are quoted in the evidence,
+   «between guillemets», so the prompt fences them as data;
+7. who decided (``decided_by``): ``model`` when the LLM's answer is the verdict
+   (a claim without a target, past rules 1 and 5), else ``rules``.
 
 Pure: data in, data out. The deterministic layer alone keeps these guarantees,
-so a fully compromised LLM endpoint cannot move a verdict past them.
+so a fully compromised LLM endpoint cannot move a verdict past them: on a claim
+with a target it is never asked to decide (``llm.merge_llm`` keeps the rules'
+verdict and notes a disagreement), and what it decides alone is labelled.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..models import FLAGS, ClaimVerdict, Flag, Result
+from .points import quote
 
 DECIDED = ("verified", "falsified", "toy")
 WOULD = {"verified": "verify", "falsified": "falsify", "toy": "give toy"}
@@ -43,6 +52,7 @@ class ClaimFacts:
     injection: bool = False  # either detector fired on this logbook
     stated_hardware: str | None = None  # the claim's target.hardware
     rerun_hardware: str | None = None  # what the re-run ran (or would run) on; None: unknown
+    log_failures: tuple[str, ...] = ()  # lines of a current re-run's log reporting a failure
 
 
 def _flags(flags: list[Flag], *more: Flag) -> list[Flag]:
@@ -66,7 +76,7 @@ def finalize(
     votes = proposed.votes
     if facts.injection:
         flags.append("suspected_injection")
-        if rules is not None and (llm_decided or "judge_conflict" in flags):
+        if rules is not None and (llm_decided or {"judge_conflict", "llm_disagrees"} & set(flags)):
             verdict, evidence, flags = rules.verdict, rules.evidence or "", list(rules.flags)
             flags.append("suspected_injection")
             evidence += (
@@ -93,19 +103,30 @@ def finalize(
         flags.append("self_assessment_disagrees")
         evidence += f"; the logbook assessed itself as {assessed}"
     typed = "not_rerun" in proposed.flags and not llm_decided
+    opinion = proposed.llm_opinion
     if facts.result is not None and (not facts.rerun_current or typed):
         flags.append("not_rerun")
+        flags = [f for f in flags if f != "llm_disagrees"]
+        opinion = None
         if verdict in DECIDED:
             evidence = _awaiting(verdict, evidence, llm_decided, facts.rerun_current)
             verdict = "inconclusive"
+        llm_decided = False
+    if facts.log_failures:
+        lines = "; ".join(quote(line) for line in facts.log_failures)
+        evidence += f"; the re-run's log reports a failure: {lines}"
     # built unvalidated: every field comes from validated values, and the verdict file is
     # validated whole before it is written
     return ClaimVerdict.model_construct(
         claim=proposed.claim,
         verdict=verdict,
-        evidence=evidence,
+        evidence=evidence.lstrip("; "),
         flags=_flags(flags),
         votes=votes,
+        decided_by="model" if llm_decided else "rules",
+        llm_opinion=opinion,
+        second_opinion=proposed.second_opinion,
+        log_failures=list(facts.log_failures) or None,
     )
 
 

@@ -32,11 +32,17 @@ class Chips:
         state: str | None = None,
         answer: Any = None,
         flags: list[str] | None = None,
+        decided_by: str | None = None,
+        second: str | None = None,
     ) -> Markup:
         """A verdict chip in the one vocabulary (``words.claim_state``): "awaiting re-run",
-        "falsified, under review, disputed by the authors" (dated, with the fix's link)."""
+        "falsified, under review, disputed by the authors" (dated, with the fix's link),
+        "model-judged, verified"."""
         stance = answer.stance if answer is not None and v == "falsified" else None
-        out = str(self.state(words.claim_state(v, flags or (), state, stance)))
+        shown = words.claim_state(
+            v, flags or (), state, stance, decided_by, second, reviewed=review is not None
+        )
+        out = str(self.state(shown))
         if review == "reject":
             out += ' <span class="ra-note">(maintainer: rejected)</span>'
         if stance:

@@ -174,8 +174,19 @@ def row_state(row: Any, answers: dict[tuple[str, str], Review]) -> Shown:
     answer = answers.get((row.logbook, row.claim)) if row.verdict == "falsified" else None
     review = row.review if isinstance(row.review, str) else None  # NaN when none
     return claim_state(
-        row.verdict, row.flags, review_state(row.verdict, review), answer.stance if answer else None
+        row.verdict,
+        row.flags,
+        review_state(row.verdict, review),
+        answer.stance if answer else None,
+        _text(getattr(row, "decided_by", None)),
+        _text(getattr(row, "second", None)),
+        reviewed=review is not None,
     )
+
+
+def _text(value: Any) -> str | None:
+    """A string cell of a verdict row, None for NaN or a missing one."""
+    return value if isinstance(value, str) else None
 
 
 def paper_shown(data: SiteData, paper_id: str) -> Shown:
@@ -206,7 +217,8 @@ def claim_shown(data: SiteData, paper_id: str, claim: str, fold: str) -> Shown:
         if r.verdict == "falsified" and (r.logbook, claim) in answers
     ]
     answer = max(given, key=lambda r: r.at).stance if given else None
-    return fold_state(fold, [row_state(r, answers) for r in rows], answer)
+    held = data.claim_held_of(paper_id).get(claim, False)
+    return fold_state(fold, [row_state(r, answers) for r in rows], answer, held)
 
 
 def _cell(row: Any, answer: Review | None = None) -> Cell:
@@ -220,6 +232,8 @@ def _cell(row: Any, answer: Review | None = None) -> Cell:
         evidence=row.evidence,
         counted=bool(row.counted),
         answer=answer if row.verdict == "falsified" else None,
+        decided_by=_text(getattr(row, "decided_by", None)),
+        second=_text(getattr(row, "second", None)),
     )
 
 
@@ -433,6 +447,10 @@ def logbook_context(data: SiteData, key: Key) -> LogbookPage:
                 evidence=item.evidence if item else None,
                 flags=list(item.flags) if item else [],
                 votes=item.votes if item else None,
+                decided_by=item.decided_by if item else None,
+                second=item.second_opinion if item else None,
+                llm_opinion=item.llm_opinion if item else None,
+                log_failures=list(item.log_failures or []) if item else [],
                 measurements=_measurements(result, rerun),
                 sweep_rerun=_sweep_rerun(result, rerun),
                 answer=latest_answers(data, key[0]).get((key[1], claim.id))
@@ -562,7 +580,15 @@ def _entry(data: SiteData, key: Key, verdict: VerdictFile) -> VerdictEntry:
     shown = (
         [row_state(r, answers) for r in rows]
         if rows
-        else [claim_state(c.verdict, c.flags) for c in verdict.claims]
+        else [
+            claim_state(
+                c.verdict,
+                c.flags,
+                decided_by=c.decided_by,
+                second=c.second_opinion.verdict if c.second_opinion else None,
+            )
+            for c in verdict.claims
+        ]
     )
     counts = Counter(s.label for s in shown)
     first = {s.label: s for s in reversed(shown)}
