@@ -36,6 +36,9 @@ COLUMNS = [
     "verdict",
     "machine_verdict",
     "review",
+    "decided_by",
+    "second_opinion",
+    "counts_as",
     "flags",
     "evidence",
     "mode",
@@ -79,7 +82,7 @@ def export_frame(
         columns=["paper", "venue", "title", "area", "claim", "kind", "anchor", "statement"],
     )
     verdict_cols = ["paper", "claim", *COLUMNS[COLUMNS.index("logbook") :]]
-    verdicts = rows.reindex(columns=verdict_cols)
+    verdicts = rows.rename(columns={"second": "second_opinion"}).reindex(columns=verdict_cols)
     frame = claims.merge(verdicts, on=["paper", "claim"], how="left")
     folds = (
         claim_folds[["paper", "claim", "fold"]].rename(columns={"fold": "claim_fold"})
@@ -104,6 +107,9 @@ def export_frame(
         "verdict",
         "machine_verdict",
         "review",
+        "decided_by",
+        "second_opinion",
+        "counts_as",
         "evidence",
         "mode",
     ):

@@ -41,7 +41,12 @@ yet appear once, with empty logbook fields.
 Verdicts are `verified`, `falsified`, `toy` or `inconclusive`; `flags` (separated by `;`)
 say what the deterministic checks found, `review` holds a maintainer's adjudication, and
 `counted` marks the rows that the per-claim fold counts (each contributor's latest logbook on
-a paper). `claim_fold` and `paper_bucket` are the folded outcomes.
+a paper). `decided_by` says who decided a verdict: `rules` (on the re-run's numbers; every
+claim with a target) or `model` (a language model alone, on a claim without one:
+"model-judged"); `second_opinion` is a second, independently configured model's verdict on
+it, and `counts_as` what the fold counts the row as (`model_judged` until that second model
+agrees or a maintainer confirms it; `conflict` for an unresolved `judge_conflict`).
+`claim_fold` and `paper_bucket` are the folded outcomes (a claim fold may be `model_judged`).
 
 | paper bucket | papers |
 |---|---|

@@ -19,6 +19,7 @@ from ..fold import BUCKETS, CLAIM_FOLDS, stats
 from ..judge.points import rerun_number, rerun_sweep
 from ..models import Claim, Review, Target, VerdictFile
 from ..problems import human_size
+from ..records import decided_by
 from .cite import PaperCitation, cite_logbook, cite_paper
 from .data import Key, SiteData
 from .lists import facets as list_facets
@@ -182,6 +183,11 @@ def row_state(row: Any, answers: dict[tuple[str, str], Review]) -> Shown:
         _text(getattr(row, "second", None)),
         reviewed=review is not None,
     )
+
+
+def _untargeted(data: SiteData, paper_id: str, claim_id: str) -> bool:
+    claim = data.papers[paper_id].claim(claim_id)
+    return claim is not None and claim.target is None
 
 
 def _text(value: Any) -> str | None:
@@ -447,7 +453,9 @@ def logbook_context(data: SiteData, key: Key) -> LogbookPage:
                 evidence=item.evidence if item else None,
                 flags=list(item.flags) if item else [],
                 votes=item.votes if item else None,
-                decided_by=item.decided_by if item else None,
+                decided_by=decided_by(verdict, item, claim.target is None)
+                if verdict and item
+                else None,
                 second=item.second_opinion if item else None,
                 llm_opinion=item.llm_opinion if item else None,
                 log_failures=list(item.log_failures or []) if item else [],
@@ -584,7 +592,7 @@ def _entry(data: SiteData, key: Key, verdict: VerdictFile) -> VerdictEntry:
             claim_state(
                 c.verdict,
                 c.flags,
-                decided_by=c.decided_by,
+                decided_by=decided_by(verdict, c, _untargeted(data, key[0], c.claim)),
                 second=c.second_opinion.verdict if c.second_opinion else None,
             )
             for c in verdict.claims
