@@ -109,9 +109,12 @@ def main() -> int:
             print("  changed " + "; ".join(parts))
             if changes.missing:
                 print(f"  not judged (the run stopped at an endpoint fault): {changes.missing}")
+            suspected = {k[:2] for k, f in got.flags.items() if "suspected_injection" in f}
             print(
-                f"  {changes.false_verified} false claims published verified, "
-                f"{changes.true_falsified} true claims falsified"
+                f"  {changes.false_verified} false claims published verified "
+                f"({changes.false_verified_targeted} with a target), "
+                f"{changes.true_falsified} true claims falsified, {len(suspected)} logbooks "
+                "stored suspected_injection"
             )
     return 0
 

@@ -288,6 +288,7 @@ class Changes:
     missing: int  # claim verdicts the other run did not write (it stopped first)
     false_verified: int  # claims false by construction whose fold is verified
     true_falsified: int  # claims true by construction whose fold is falsified
+    false_verified_targeted: int = 0  # of false_verified, claims with a target
 
 
 def group(built: Built, paper: str, logbook: str, claim: str) -> str:
@@ -318,5 +319,9 @@ def compare(built: Built, honest: Published, other: Published) -> Changes:
     true_falsified = sum(
         fold == "falsified" and built.truth[key] for key, fold in other.claim_folds.items()
     )
+    targeted = sum(
+        fold == "verified" and not built.truth[key] and key[1] in TARGETED
+        for key, fold in other.claim_folds.items()
+    )
     tallies = {k: (v[0], v[1]) for k, v in counts.items()}
-    return Changes(tallies, missing, false_verified, true_falsified)
+    return Changes(tallies, missing, false_verified, true_falsified, targeted)

@@ -409,7 +409,11 @@ def second_opinion(first: ClaimVerdict, second: ClaimVerdict | None, model: str)
         evidence += f"; the second model ({model}) {why}: not confirmed"
         opinion = Opinion(model=model, verdict=None, reason=why)
         return first.model_copy(
-            update={"flags": flags, "evidence": evidence, "second_opinion": opinion}
+            update={
+                "flags": sorted(set(flags), key=FLAGS.index),
+                "evidence": evidence,
+                "second_opinion": opinion,
+            }
         )
     opinion = Opinion(model=model, verdict=second.verdict, reason=(second.evidence or "")[:300])
     verdict = first.verdict

@@ -68,9 +68,14 @@ class Chips:
         )
 
     def fold(self, v: str) -> Markup:
+        """A claim fold as a chip: a verdict's name, or a state's words (model-judged)."""
+        if v in words.VERDICTS:
+            anchor, label = "verdict-" + v, v
+        else:
+            anchor, label = "state-" + v, words.STATES.get(v, (v, ""))[0]
         return Markup(
             f'<a class="ra-chip ra-chip--{escape(v)}" '
-            f'href="{self._meaning("verdict-" + escape(v))}">{escape(v)}</a>'
+            f'href="{self._meaning(escape(anchor))}">{escape(label)}</a>'
         )
 
     def flags(self, items: list[str]) -> Markup:
