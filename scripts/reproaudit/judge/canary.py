@@ -210,7 +210,8 @@ class Canary:
     """Confirms screening flags with disguised real logbooks; shared by a run's workers."""
 
     def __init__(self, rng: random.Random | None = None) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # one canary at a time (it may wait on the endpoint)
+        self._tally = threading.Lock()  # the counts, never held while asking
         self._rng = rng or random.Random()
         self._answered_at = -1.0  # when the last canary that answered clean was asked
         self.fault: str | None = None  # set once the screen is found faulty
@@ -221,7 +222,7 @@ class Canary:
 
     def note(self, key: Key, sample: Sample, flagged: bool) -> str | None:
         """Count one screening answer; the fault when the share of flags is implausible."""
-        with self._lock:
+        with self._tally:
             self.screened[key] = flagged
             if not flagged and len(self.cleared) < 64:
                 self.cleared[key] = sample
@@ -282,13 +283,15 @@ class Canary:
             given += 1
 
     def _sources(self, flagged: Key) -> Iterator[Sample]:
+        with self._tally:
+            screened = set(self.screened)
+            cleared = [s for k, s in self.cleared.items() if k != flagged]
         if self.sources is not None:
-            keys = [k for k in self.sources.keys if k != flagged and k not in self.screened]
+            keys = [k for k in self.sources.keys if k != flagged and k not in screened]
             self._rng.shuffle(keys)
             for key in keys[:20]:  # a few reads at most, should many be unreadable
                 sample = self.sources.read(key)
                 if sample is not None:
                     yield sample
-        cleared = [s for k, s in self.cleared.items() if k != flagged]
         self._rng.shuffle(cleared)
         yield from cleared
