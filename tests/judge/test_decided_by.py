@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from reproaudit.fold import fold_all
-from reproaudit.judge.finalize import ClaimFacts, finalize
+from reproaudit.judge.finalize import ClaimFacts, failure_lines, finalize
 from reproaudit.judge.llm import JudgeSetupError, LlmJudge, make_judge, merge_llm, second_opinion
 from reproaudit.judge.run import is_stale, judge_repo
 from reproaudit.llm.settings import LlmSettings
@@ -288,6 +288,22 @@ def test_the_reruns_log_line_is_quoted_as_data() -> None:
     out = finalize(_proposal("Q", "inconclusive"), facts)
     assert out.log_failures == ["Q: violated"]
     assert out.evidence == "rules say so; the re-run's log reports a failure: «Q: violated»"
+
+
+def test_failure_lines_are_the_claims_own_and_real_failures() -> None:
+    log = (
+        "step 1\nQ: conclusion: violated\nT: conclusion: holds\n0 tests failed\n"
+        "AssertionError: mean off by 0.2\nfailed: 0\nT fails at n=3"
+    )
+    assert failure_lines(log, "Q", ["Q", "T"]) == [
+        "Q: conclusion: violated",
+        "AssertionError: mean off by 0.2",  # names no claim: every claim's
+    ]
+    assert failure_lines(log, "T", ["Q", "T"]) == [
+        "AssertionError: mean off by 0.2",
+        "T fails at n=3",
+    ]
+    assert failure_lines("all 12 checks passed\nno failures", "Q", ["Q"]) == []  # control
 
 
 def test_second_opinion_confirms_contradicts_or_leaves_unconfirmed() -> None:

@@ -11,9 +11,8 @@ from typing import Any
 
 from ..llm.halt import Halt
 from ..models import ClaimVerdict
-from .finalize import ClaimFacts, finalize
+from .finalize import ClaimFacts, failure_lines, finalize
 from .inputs import passed_and_current
-from .logscan import failure_lines
 from .rules import RULES_VERSION, judge_claim
 from .types import Case, CaseResult
 

@@ -21,8 +21,11 @@ rules merged with the LLM's votes) and applies, in this order (rules version 3):
    what the typed numbers or the LLM would give; the rules decided nothing
    either, so an LLM answer that differs is no ``llm_disagrees`` there;
 6. the re-run's own word: the lines of its log that report a failure of the
-   claim (``logscan.py``; claims without a target) are quoted in the evidence,
-   «between guillemets», so the prompt fences them as data;
+   claim (``failure_lines``; claims without a target, which only the model can
+   decide: ``C6: conclusion: violated``, ``AssertionError``) are quoted in the
+   evidence, «between guillemets», so the prompt fences them as data, and kept
+   as ``log_failures`` for readers. They decide nothing: a log line is the
+   contributor's program talking, shown, never obeyed;
 7. who decided (``decided_by``): ``model`` when the LLM's answer is the verdict
    (a claim without a target, past rules 1 and 5), else ``rules``.
 
@@ -34,6 +37,7 @@ verdict and notes a disagreement), and what it decides alone is labelled.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..models import FLAGS, ClaimVerdict, Flag, Result
@@ -144,3 +148,36 @@ def _awaiting(verdict: str, evidence: str, llm_decided: bool, rerun_current: boo
         else "awaiting a passed re-run of the current logbook bytes"
     )
     return f"typed numbers would {WOULD[verdict]}: {evidence}; not settled: {why}"
+
+
+# --- the re-run's own word (rule 6) ------------------------------------------------------
+
+MAX_LINES = 3  # lines quoted per claim
+_FAILURE = re.compile(
+    r"\b(?:violat(?:ed|es|ion)|fail(?:s|ed|ure)?|does ?n[o']t hold|not hold|"
+    r"counter-?example|contradict(?:s|ed|ion)?|assertion ?error|disproved?|refuted?)\b",
+    re.IGNORECASE,
+)
+# "0 failed", "no failures", "failed: 0": a count of nothing is not a failure
+_NONE = re.compile(
+    r"\b(?:0|no|zero)\s+(?:\w+\s+)?fail|fail\w*\s*[:=]\s*0\b|without fail", re.IGNORECASE
+)
+_CLAIM_WORD = re.compile(r"[A-Za-z][A-Za-z0-9._-]{0,31}")
+
+
+def failure_lines(log_tail: str | None, claim: str, claims: list[str]) -> list[str]:
+    """The last lines (at most ``MAX_LINES``) of ``log_tail`` that report a failure and
+    concern ``claim``: they name it, or name none of the paper's ``claims``."""
+    if not log_tail:
+        return []
+    ids = set(claims)
+    found = []
+    for line in log_tail.splitlines():
+        text = line.strip()
+        if not text or not _FAILURE.search(text) or _NONE.search(text):
+            continue
+        named = set(_CLAIM_WORD.findall(text)) & ids
+        if named and claim not in named:
+            continue
+        found.append(text)
+    return found[-MAX_LINES:]
