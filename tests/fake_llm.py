@@ -5,7 +5,10 @@ It stands in for the judge's LLM endpoint in tests and benchmarks, so the real
 answers:
 
 - ``correct``: agrees with the rules on targeted claims; ``answers`` decides
-  the others (default ``inconclusive``);
+  the others, else the data's own line ``<claim>: conclusion: holds|violated`` (verified,
+  falsified), as a model reading the re-run's log would (default ``inconclusive``);
+- ``contrary``: a fully compromised model that answers, for every claim, the opposite of
+  what ``correct`` answers (``verified`` for ``toy`` and ``inconclusive``);
 - ``gullible``: ``verified`` for every claim, whatever it is told;
 - ``garbage``: text that is not JSON;
 - ``error``: HTTP 500 every time;
@@ -34,8 +37,11 @@ content (judging and screening) a JSON array nested that deep.
 is an HTTP status to answer instead (200 = answer normally). Screening requests
 (system prompt ``screen.v1``) are answered ``{"instructions_found": ...}``:
 true when any of ``screen_flags`` occurs in the screened text, or always with
-``screen="always"`` (from the ``screen_from``-th screening request on); behaviours
-that break transport break them too.
+``screen="always"`` (from the ``screen_from``-th screening request on), or for every text
+that looks like a real logbook (it has ``claims_version``) with ``screen="real"``; never
+for a text holding one of ``spare`` (an endpoint that tells some texts apart, e.g. the
+canaries); behaviours that break transport break them too. ``screened`` keeps each
+screened text.
 ``latency`` delays every answer (seconds). Every request's JSON body is kept in
 ``requests``; ``judging`` and ``screening`` count each kind; ``in_flight`` is the
 number of requests being answered now and ``most_in_flight`` the most at once;
@@ -88,6 +94,7 @@ class FakeLLM:
         nest_content: int = 0,
         outage: tuple[int, int, int] | None = None,
         screen_from: int = 0,
+        spare: list[str] | None = None,
         replier: Callable[[str], str] | None = None,
     ) -> None:
         self.behavior = behavior
@@ -108,10 +115,12 @@ class FakeLLM:
         self.nest_content = nest_content
         self.outage = outage
         self.screen_from = screen_from
+        self.spare = spare or []
         self.arrivals: list[tuple[float, int]] = []
         self.throttled_at: list[float] = []
         self.trickled: list[tuple[int, int]] = []  # (bytes sent, of) per trickled reply
         self.requests: list[dict[str, Any]] = []
+        self.screened: list[str] = []  # the text of each screening request, in order
         self.count = 0
         self.judging = 0
         self.screening = 0
@@ -156,11 +165,25 @@ class FakeLLM:
     def screen_reply(self, body: dict[str, Any]) -> str:
         text = body["messages"][1]["content"]
         honest_still = self.screening <= self.screen_from  # "always" from this screen on
-        found = (self.screen == "always" and not honest_still) or any(
-            f in text for f in self.screen_flags
-        )
+        with self._lock:
+            self.screened.append(text)
+        found = (
+            (self.screen == "always" and not honest_still)
+            or (self.screen == "real" and "claims_version" in text)
+            or any(f in text for f in self.screen_flags)
+        ) and not any(s in text for s in self.spare)
         evidence = next((f for f in self.screen_flags if f in text), "") if found else ""
         return json.dumps({"instructions_found": found, "evidence": evidence})
+
+    def honest(self, claim: dict[str, Any], user: str) -> str:
+        """What ``correct`` answers for one claim of the prompt."""
+        if claim["target"] is not None:
+            return str(claim["rules_verdict"])
+        if claim["id"] in self.answers:
+            return self.answers[claim["id"]]
+        data = "\n".join(re.findall(r"<<<DATA [0-9a-f]+\n(.*?)\nDATA [0-9a-f]+>>>", user, re.S))
+        said = re.findall(rf"^{re.escape(claim['id'])}: conclusion: (holds|violated)$", data, re.M)
+        return {"holds": "verified", "violated": "falsified"}[said[-1]] if said else "inconclusive"
 
     def respond(
         self, body: dict[str, Any], n: int, total: int | None = None, screening: bool = False
@@ -204,10 +227,10 @@ class FakeLLM:
                     verdict = wanted
                 elif behavior == "cycle":
                     verdict = self.cycle[n % len(self.cycle)]
-                elif claim["target"] is not None:
-                    verdict = claim["rules_verdict"]
                 else:
-                    verdict = self.answers.get(claim["id"], "inconclusive")
+                    verdict = self.honest(claim, user)
+                    if behavior == "contrary":
+                        verdict = CONTRARY[verdict]
                 answers.append(
                     {
                         "claim": claim["id"],
@@ -359,6 +382,14 @@ class FakeLLM:
                 self.wfile.write(data)
 
         return Handler
+
+
+CONTRARY = {
+    "verified": "falsified",
+    "falsified": "verified",
+    "toy": "verified",
+    "inconclusive": "verified",
+}
 
 
 def obeyed(user: str) -> str | None:

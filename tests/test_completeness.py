@@ -253,14 +253,21 @@ def test_an_llm_verdict_cannot_differ_from_the_rules_on_a_claim_with_a_target(re
     doc = yaml.safe_load(path.read_text())
     i, item = next((i, c) for i, c in enumerate(doc["claims"]) if c["claim"] in targeted)
     wrong = "falsified" if item["verdict"] != "falsified" else "verified"
-    # a conflict left for a human is what the LLM may write
-    doc["claims"][i] = {
+    # since prompt version 4 the rules decide: an LLM's veto (inconclusive + judge_conflict)
+    # is not what the judge writes; a judge before it could write one
+    vetoed = {
         **item,
         "verdict": "inconclusive",
         "flags": [*item.get("flags", []), "judge_conflict"],
     }
+    doc["claims"][i] = vetoed
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
-    assert [p for p in check_corpus(repo).problems if p.code in CHECKS] == []
+    [problem] = [p for p in check_corpus(repo).problems if p.code in CHECKS]
+    assert "the LLM may only disagree beside it (llm_disagrees)" in problem.message
+    older = {**doc, "judge": {**doc["judge"], "prompt_version": 3}}
+    path.write_text(yaml.safe_dump(older, sort_keys=False))
+    stale = [p.code for p in check_corpus(repo).problems if p.code in CHECKS]
+    assert "verdict_differs" not in stale  # (its input hash names prompt 3: stale, not edited)
     doc["claims"][i] = {**item, "verdict": wrong}
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     [problem] = [p for p in check_corpus(repo).problems if p.code in CHECKS]

@@ -274,6 +274,9 @@ def _differs(verdict: VerdictFile, case, problem) -> list[Problem]:
         expected = RulesJudge().judge_case(case, Halt(None)).claims
         want = [c.model_dump(exclude_none=True) for c in expected]
         have = [c.model_dump(exclude_none=True) for c in verdict.claims]
+        for wanted, written in zip(want, have, strict=False):
+            if "decided_by" not in written:  # written before the field: the rules decided
+                wanted.pop("decided_by", None)
         if want == have:
             return []
         by_claim = {c["claim"]: c for c in want}
@@ -283,7 +286,16 @@ def _differs(verdict: VerdictFile, case, problem) -> list[Problem]:
                 continue
             field = next(
                 k
-                for k in ("verdict", "flags", "evidence", "votes", "scope", "within_tested_range")
+                for k in (
+                    "verdict",
+                    "flags",
+                    "evidence",
+                    "votes",
+                    "scope",
+                    "within_tested_range",
+                    "decided_by",
+                    "log_failures",
+                )
                 if written.get(k) != other.get(k)
             )
             return [
@@ -311,15 +323,17 @@ def _differs(verdict: VerdictFile, case, problem) -> list[Problem]:
         if fixed is None:
             continue
         if item.claim in targets:
-            conflict = item.verdict == "inconclusive" and "judge_conflict" in item.flags
+            # before prompt version 4 an LLM disagreement made it inconclusive + judge_conflict
+            older = (verdict.judge.prompt_version or 0) < 4
+            conflict = older and item.verdict == "inconclusive" and "judge_conflict" in item.flags
             if item.verdict != fixed.verdict and not conflict:
                 return [
                     problem(
                         P.VERDICT_DIFFERS,
                         ("claims", i, "verdict"),
                         f"{item.verdict} for a claim with a target whose rules verdict is "
-                        f"{fixed.verdict}: the LLM may only agree, or leave it inconclusive "
-                        "with judge_conflict",
+                        f"{fixed.verdict}: the rules decide it, the LLM may only disagree "
+                        "beside it (llm_disagrees)",
                         hint,
                     )
                 ]

@@ -39,6 +39,9 @@ COLUMNS = [
     "verdict",
     "machine_verdict",
     "review",
+    "decided_by",
+    "second_opinion",
+    "counts_as",
     "flags",
     "within_tested_range",
     "tested_range",
@@ -84,7 +87,7 @@ def export_frame(
         columns=["paper", "venue", "title", "area", "claim", "kind", "anchor", "statement"],
     )
     verdict_cols = ["paper", "claim", *COLUMNS[COLUMNS.index("logbook") :], "scope"]
-    verdicts = rows.reindex(columns=verdict_cols)
+    verdicts = rows.rename(columns={"second": "second_opinion"}).reindex(columns=verdict_cols)
     frame = claims.merge(verdicts, on=["paper", "claim"], how="left")
     fold_names = {"fold": "claim_fold", WITHIN_COLUMN: "claim_within_tested_range"}
     folds = (
@@ -124,6 +127,9 @@ def export_frame(
         "machine_verdict",
         "review",
         "tested_range",
+        "decided_by",
+        "second_opinion",
+        "counts_as",
         "evidence",
         "mode",
     ):

@@ -11,14 +11,25 @@ The rules of DESIGN.md ("Folding verdicts"):
    (one judge run judges many logbooks) break by the logbook's last change
    (``logbook_changed_at``, when the caller has it), then by natural order of
    the logbook ids (``alice-10`` after ``alice-9``).
-3. Claim fold: contested = verified and falsified both present (necessarily
-   from different contributors); verified = verified, no falsified; falsified =
-   falsified, no verified; toy = only toy and inconclusive with at least one
-   toy; inconclusive = the rest; untested = no verdict.
-4. Paper bucket over the claims with at least one verdict, first match wins:
+3. What each verdict counts as (``counts_as``): a reviewed verdict is the
+   person's; a verified, falsified or toy that the model alone decided
+   (``decided_by: model``: a claim without a target) is ``model_judged`` until a
+   second, independently configured endpoint gave the same verdict
+   (``second``) or a maintainer reviewed it; an unreviewed ``judge_conflict`` is
+   ``conflict``; the rest is the verdict.
+4. Claim fold: contested = verified and falsified both present (necessarily
+   from different contributors); held (``inconclusive``, ``held`` True) =
+   verified or falsified present beside a conflict or a model-judged verdict
+   for the other side: no claim is published from fewer logbooks than it has;
+   verified = verified, no falsified; falsified = falsified, no verified; toy =
+   only toy and inconclusive with at least one toy; model_judged = only
+   model-judged and inconclusive with at least one model-judged; inconclusive =
+   the rest; untested = no verdict.
+5. Paper bucket over the claims with at least one verdict, first match wins:
    contested > fully reproduced > mixed > partial > falsified > toy only >
-   inconclusive.
-5. Within the tested range (rules version 4): a claim folded ``verified`` whose
+   inconclusive. A model-judged claim counts as neither verified nor falsified:
+   no paper is fully reproduced on a model's word alone.
+6. Within the tested range (rules version 4): a claim folded ``verified`` whose
    counted verified verdicts all hold only within the range tested (the verdict
    rows' optional ``within_tested_range``) is ``within_tested_range``; a paper
    counts such claims, and a "fully reproduced" paper with one says so.
@@ -35,10 +46,15 @@ import pandas as pd
 VERDICT_COLUMNS = ["paper", "logbook", "contributor", "judged_at", "claim", "verdict"]
 # Optional: when each row's logbook last changed (git or file time), to break judged_at ties.
 CHANGED_COLUMN = "logbook_changed_at"
-# Optional: a verified row that holds only within the range tested (rule 5).
+# Optional: a verified row that holds only within the range tested (rule 6).
 WITHIN_COLUMN = "within_tested_range"
+# Optional (absent: the rules decided, nothing second): who decided each verdict (rules |
+# model), the second endpoint's verdict on it, and its flags.
+DECIDED_COLUMN, SECOND_COLUMN, FLAGS_COLUMN = "decided_by", "second", "flags"
 REVIEW_COLUMNS = ["paper", "logbook", "claim", "kind", "stance", "at"]
-CLAIM_FOLDS = ["contested", "verified", "falsified", "toy", "inconclusive"]
+CLAIM_FOLDS = ["contested", "verified", "falsified", "toy", "model_judged", "inconclusive"]
+COUNTED = ["verified", "falsified", "toy", "model_judged", "inconclusive", "conflict"]
+DECISIVE = ("verified", "falsified", "toy")
 BUCKETS = [
     "contested",
     "fully_reproduced",
@@ -64,23 +80,52 @@ def apply_reviews(verdicts: pd.DataFrame, reviews: pd.DataFrame) -> pd.DataFrame
     """Machine verdicts with the latest maintainer review of each (logbook, claim) applied.
 
     Adds ``machine_verdict`` (what the judge said) and ``review`` (the stance applied, or NA).
+    Adds ``counts_as`` (what the folds count it as: module docstring, rule 3) and
+    ``model_judged`` (a verdict only the model made, however it counts).
     """
     out = verdicts.copy()
     out["machine_verdict"] = out["verdict"]
     keys = ["paper", "logbook", "claim"]
     if reviews.empty:
         out["review"] = pd.Series(pd.NA, index=out.index, dtype="object")
-        return out
-    latest = (
-        reviews[reviews["kind"] == "review"]
-        .sort_values("at", kind="stable")
-        .drop_duplicates(keys, keep="last")[[*keys, "stance"]]
-        .rename(columns={"stance": "review"})
+    else:
+        latest = (
+            reviews[reviews["kind"] == "review"]
+            .sort_values("at", kind="stable")
+            .drop_duplicates(keys, keep="last")[[*keys, "stance"]]
+            .rename(columns={"stance": "review"})
+        )
+        out = out.merge(latest, on=keys, how="left")
+        reviewed = out["review"].notna()
+        out.loc[reviewed, "verdict"] = out.loc[reviewed, "review"].map(REVIEW_EFFECT)
+    return _counts_as(out)
+
+
+def _counts_as(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rule 3 of the module docstring, on rows with reviews applied."""
+    reviewed = rows["review"].notna()
+    decided = _column(rows, DECIDED_COLUMN, "rules")
+    second = _column(rows, SECOND_COLUMN, None)
+    flags = rows[FLAGS_COLUMN] if FLAGS_COLUMN in rows.columns else pd.Series([[]] * len(rows))
+    conflict = flags.map(lambda f: isinstance(f, list | tuple) and "judge_conflict" in f).to_numpy(
+        dtype=bool
     )
-    out = out.merge(latest, on=keys, how="left")
-    reviewed = out["review"].notna()
-    out.loc[reviewed, "verdict"] = out.loc[reviewed, "review"].map(REVIEW_EFFECT)
-    return out
+    model = (decided == "model").to_numpy(dtype=bool) & rows["verdict"].isin(DECISIVE).to_numpy()
+    rows["model_judged"] = model
+    reviewed_ = reviewed.to_numpy(dtype=bool)
+    confirmed = (second == rows["verdict"]).to_numpy(dtype=bool) | reviewed_
+    rows["counts_as"] = np.select(
+        [reviewed_, model & ~confirmed, conflict],
+        [rows["verdict"].to_numpy(), "model_judged", "conflict"],
+        default=rows["verdict"].to_numpy(),
+    )
+    return rows
+
+
+def _column(rows: pd.DataFrame, name: str, default: Any) -> pd.Series:
+    if name not in rows.columns:
+        return pd.Series([default] * len(rows), index=rows.index, dtype="object")
+    return rows[name].where(rows[name].notna(), default)
 
 
 def natural_key(text: str) -> tuple:
@@ -122,32 +167,62 @@ def _natural_rank(logbooks: pd.Series) -> dict[str, int]:
 
 
 def fold_claims(verdicts: pd.DataFrame) -> pd.DataFrame:
-    """One row per (paper, claim) with a verdict: vote counts and the claim's fold."""
+    """One row per (paper, claim) with a verdict: counts, the claim's fold and ``held``.
+
+    ``verdicts`` are the counted rows; without ``counts_as`` (rows that did not come
+    through ``apply_reviews``) each verdict counts as itself.
+    """
+    columns = ["paper", "claim", *COUNTED, "contributors", "fold", "held", WITHIN_COLUMN]
     if verdicts.empty:
-        columns = ["paper", "claim", *CLAIM_FOLDS[1:], "contributors", "fold", WITHIN_COLUMN]
         return pd.DataFrame(columns=columns)
+    rows = verdicts if "counts_as" in verdicts.columns else _counts_as(_unreviewed(verdicts))
     counts = (
-        verdicts.groupby(["paper", "claim", "verdict"], sort=True)
+        rows.groupby(["paper", "claim", "counts_as"], sort=True)
         .size()
-        .unstack("verdict", fill_value=0)
-        .reindex(columns=CLAIM_FOLDS[1:], fill_value=0)
+        .unstack("counts_as", fill_value=0)
+        .reindex(columns=COUNTED, fill_value=0)
         .reset_index()
     )
     counts.columns.name = None
-    counts["contributors"] = counts[CLAIM_FOLDS[1:]].sum(axis=1)
-    v, f, t = counts["verified"] > 0, counts["falsified"] > 0, counts["toy"] > 0
-    counts["fold"] = np.select(
-        [v & f, v, f, t], ["contested", "verified", "falsified", "toy"], default="inconclusive"
+    counts["contributors"] = counts[COUNTED].sum(axis=1)
+    model = rows["counts_as"] == "model_judged"
+    sides = (
+        rows.assign(
+            model_verified=model & (rows["verdict"] == "verified"),
+            model_falsified=model & (rows["verdict"] == "falsified"),
+        )
+        .groupby(["paper", "claim"], sort=True)[["model_verified", "model_falsified"]]
+        .any()
+        .reset_index()
     )
-    counts[WITHIN_COLUMN] = _within(verdicts, counts)
-    return counts
+    counts = counts.merge(sides, on=["paper", "claim"], how="left")
+    v, f, t = counts["verified"] > 0, counts["falsified"] > 0, counts["toy"] > 0
+    m, c = counts["model_judged"] > 0, counts["conflict"] > 0
+    against_v, against_f = counts["model_falsified"], counts["model_verified"]
+    held = ~(v & f) & ((v | f) & c | v & against_v | f & against_f)
+    counts["held"] = held
+    counts["fold"] = np.select(
+        [v & f, held, v, f, t, m],
+        ["contested", "inconclusive", "verified", "falsified", "toy", "model_judged"],
+        default="inconclusive",
+    )
+    counts[WITHIN_COLUMN] = _within(rows, counts)
+    return counts[columns]
+
+
+def _unreviewed(verdicts: pd.DataFrame) -> pd.DataFrame:
+    out = verdicts.copy()
+    out["review"] = pd.Series(pd.NA, index=out.index, dtype="object")
+    return out
 
 
 def _within(verdicts: pd.DataFrame, counts: pd.DataFrame) -> pd.Series:
-    """Rule 5: per claim fold, whether it is verified only within the range tested."""
+    """Rule 6: per claim fold, whether it is verified only within the range tested."""
     if WITHIN_COLUMN not in verdicts.columns:
         return pd.Series(False, index=counts.index)
-    verified = verdicts[verdicts["verdict"] == "verified"]
+    # the rows the fold counts as verified (a model-judged one is not, until confirmed)
+    said = verdicts["counts_as"] if "counts_as" in verdicts.columns else verdicts["verdict"]
+    verified = verdicts[said == "verified"]
     limited = (
         verified[WITHIN_COLUMN]
         .eq(True)  # NA and None: not limited

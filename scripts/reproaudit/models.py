@@ -36,6 +36,7 @@ Form = Literal["at_least", "at_most", "equal", "bounded"]
 Setup = Literal["full", "reduced", "synthetic"]
 VerdictValue = Literal["verified", "falsified", "toy", "inconclusive"]
 JudgeMode = Literal["rules", "llm"]
+DecidedBy = Literal["rules", "model"]
 RerunStatus = Literal["passed", "failed", "timeout"]
 # a run.json may also say the machine could not run it at all: never a result of the logbook
 RunStatus = Literal["passed", "failed", "timeout", "host_error"]
@@ -54,6 +55,7 @@ Flag = Literal[
     "toy_setup",
     "self_assessment_disagrees",
     "judge_conflict",
+    "llm_disagrees",
     "not_addressed",
     "missing_outputs",
     "rerun_failed",
@@ -678,6 +680,9 @@ class JudgeInfo(Model):
     """Samples whose reply validated (llm mode); fewer than a quorum: asked again next run."""
     usage: Usage | None = None
     """What the LLM calls cost, when any were made."""
+    second_model: str | None = None
+    """The second, independently configured endpoint's model (REPROAUDIT_JUDGE2_*) asked on
+    model-judged claims; null when none was configured."""
 
 
 class RerunInfo(Model):
@@ -841,6 +846,18 @@ class Scope(Model):
         return {k: v for k, v in out.items() if v is not None}
 
 
+class Opinion(Model):
+    """A model's answer on one claim, where it is not the published verdict."""
+
+    model: str | None = None
+    """The model that answered."""
+    verdict: VerdictValue | None = None
+    """Its majority over the samples that answered; null when it gave none (no quorum, an
+    outage, text aimed at the judge)."""
+    reason: str | None = None
+    """Its evidence, in its own words (untrusted: shown, never acted on)."""
+
+
 class ClaimVerdict(Model):
     claim: ClaimId
     """The claim's id."""
@@ -867,6 +884,25 @@ class ClaimVerdict(Model):
         if self.within_tested_range and (self.verdict != "verified" or not self.scope):
             raise ValueError("within_tested_range qualifies a verified with a scope")
         return self
+
+    # --- who decided (issue 28) ---
+    decided_by: DecidedBy | None = None
+    """rules: the deterministic layer decided (every claim with a target, whatever the LLM
+    said: its disagreement is the flag llm_disagrees, never a change); model: the LLM alone
+    did (a claim without a target). A model-judged verified, falsified or toy is shown as
+    such and does not count as re-run-verified (or falsified) until second_opinion agrees
+    or a maintainer confirms it. Absent in files of judges before prompt version 4: read as
+    model for an llm-mode verified, falsified or toy on a claim without a target."""
+    llm_opinion: Opinion | None = None
+    """With llm_disagrees: what the LLM answered on a claim the rules decided, and why."""
+    second_opinion: Opinion | None = None
+    """On a claim the model decided: the second, independently configured endpoint's answer.
+    The same verdict confirms it; another decisive one makes the claim inconclusive +
+    judge_conflict."""
+    log_failures: list[str] | None = None
+    """Lines of the passed re-run's log that report a failure of this claim (a claim without a
+    target), as the rules found them: shown to the model inside its data fences and to readers,
+    never obeyed."""
 
 
 class VerdictFile(Model):

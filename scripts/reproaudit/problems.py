@@ -503,7 +503,8 @@ VERDICT_DIFFERS = _code(
     The verdict is not what the judge writes for the inputs it records. A rules
     verdict is deterministic, so judging its inputs again must give it back
     claim for claim; an LLM verdict must keep what the rules fix (a claim with a
-    numeric target takes the rules' verdict, or `inconclusive` with
+    numeric target takes the rules' verdict, the LLM's disagreement beside it as
+    `llm_disagrees`; before prompt version 4 it could also be `inconclusive` with
     `judge_conflict`; `verified` or `falsified` for a claim without a target
     needs a passed re-run of the current logbook). A difference means the file
     was edited by hand. Restore it from git history, or delete it and run

@@ -41,11 +41,17 @@ yet appear once, with empty logbook fields.
 Verdicts are `verified`, `falsified`, `toy` or `inconclusive`; `flags` (separated by `;`)
 say what the deterministic checks found, `review` holds a maintainer's adjudication, and
 `counted` marks the rows that the per-claim fold counts (each contributor's latest logbook on
-a paper). `claim_fold` and `paper_bucket` are the folded outcomes. `within_tested_range` marks
-a `verified` that holds only within the range tested (a claim for every value of a parameter,
-checked over a finite sweep), `tested_range` says it in words ("held for k = 2..512; claimed
-for all k >= 2"), and `claim_within_tested_range` and `paper_within_tested_range` carry it into
-the folds: such a paper is fully reproduced within the tested range only.
+a paper). `decided_by` says who decided a verdict: `rules` (on the re-run's numbers; every
+claim with a target) or `model` (a language model alone, on a claim without one:
+"model-judged"); `second_opinion` is a second, independently configured model's verdict on
+it, and `counts_as` what the fold counts the row as (`model_judged` until that second model
+agrees or a maintainer confirms it; `conflict` for an unresolved `judge_conflict`).
+`claim_fold` and `paper_bucket` are the folded outcomes (a claim fold may be `model_judged`).
+`within_tested_range` marks a `verified` that holds only within the range tested (a claim
+for every value of a parameter, checked over a finite sweep), `tested_range` says it in words
+("held for k = 2..512; claimed for all k >= 2"), and `claim_within_tested_range` and
+`paper_within_tested_range` carry it into the folds: such a paper is fully reproduced within
+the tested range only.
 
 | paper bucket | papers |
 |---|---|

@@ -14,14 +14,23 @@ import pandas as pd
 
 from . import layout
 from .changes import logbook_change_times
-from .fold import CHANGED_COLUMN, REVIEW_COLUMNS, VERDICT_COLUMNS, WITHIN_COLUMN
+from .fold import (
+    CHANGED_COLUMN,
+    DECIDED_COLUMN,
+    DECISIVE,
+    REVIEW_COLUMNS,
+    SECOND_COLUMN,
+    VERDICT_COLUMNS,
+    WITHIN_COLUMN,
+)
+from .models import ClaimVerdict, VerdictFile
 from .repo import Corpus, paused_gc
 
 
 @dataclass
 class Tables:
     # VERDICT_COLUMNS + evidence, flags, mode, input_sha256, within_tested_range, scope,
-    # CHANGED_COLUMN
+    # decided_by, second, CHANGED_COLUMN
     verdicts: pd.DataFrame
     reviews: pd.DataFrame  # REVIEW_COLUMNS + by, link, text
 
@@ -35,6 +44,12 @@ def load_tables(corpus: Corpus) -> Tables:
             paper.paper.id: {c.id for c in paper.claims}
             for _, paper in corpus.papers()
             if not paper.is_draft
+        }
+        untargeted = {
+            (paper.paper.id, c.id)
+            for _, paper in corpus.papers()
+            for c in paper.claims
+            if c.target is None
         }
         for path, verdict in corpus.verdicts():
             paper_id, logbook_id = path.key
@@ -59,6 +74,10 @@ def load_tables(corpus: Corpus) -> Tables:
                         "input_sha256": verdict.input_sha256,
                         WITHIN_COLUMN: bool(item.within_tested_range),
                         "scope": item.scope,
+                        DECIDED_COLUMN: decided_by(
+                            verdict, item, (paper_id, item.claim) in untargeted
+                        ),
+                        SECOND_COLUMN: item.second_opinion.verdict if item.second_opinion else None,
                     }
                 )
         for path in corpus.of_kind("reviews"):
@@ -77,6 +96,8 @@ def load_tables(corpus: Corpus) -> Tables:
             "input_sha256",
             WITHIN_COLUMN,
             "scope",
+            DECIDED_COLUMN,
+            SECOND_COLUMN,
         ],
     )
     if not verdicts.empty:
@@ -93,3 +114,13 @@ def load_tables(corpus: Corpus) -> Tables:
     if not review_frame.empty:
         review_frame["at"] = pd.to_datetime(review_frame["at"], utc=True)
     return Tables(verdicts, review_frame)
+
+
+def decided_by(verdict: VerdictFile, item: ClaimVerdict, untargeted: bool) -> str:
+    """Who decided a claim's verdict: as the file says, else (a judge before prompt
+    version 4) ``model`` for an llm-mode decisive verdict on a claim without a target,
+    which only the LLM could have given, else ``rules``."""
+    if item.decided_by is not None:
+        return item.decided_by
+    llm_alone = verdict.judge.mode == "llm" and untargeted and item.verdict in DECISIVE
+    return "model" if llm_alone else "rules"

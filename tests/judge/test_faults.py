@@ -9,6 +9,7 @@ Each test plays the fault for real against ``tests/fake_llm.py`` (an HTTP server
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -185,15 +186,19 @@ def test_control_a_dead_endpoint_still_opens_the_breaker(traps: Path) -> None:
 # --- a screen that flags everything is an endpoint fault ----------------------------------
 
 
+def _canaries(fake: FakeLLM, repo: Path) -> list[str]:
+    """The screened texts that are no logbook of ``repo``: the canaries."""
+    real = [p.read_text() for p in (repo / "logbooks").glob("*/*.yaml")]
+    return [t for t in fake.screened if not any(r.strip() in t for r in real)]
+
+
 def test_a_screen_that_flags_everything_is_a_fault_not_an_accusation(traps: Path) -> None:
     with FakeLLM("correct", screen="always") as fake:
         first = run_llm(traps, fake, concurrency=4)
-        canaries = [
-            b for b in fake.requests if "reader" in b["messages"][-1]["content"]
-        ]  # the known-clean text
+        canaries = _canaries(fake, traps)
     summary = first["summary"]
-    assert "flagged a known-clean text (canary)" in (summary.stopped or "")
-    assert len(canaries) == 1  # one canary answer settles the screen for the run
+    assert "flagged 2 known-clean texts too (canaries" in (summary.stopped or "")
+    assert len(canaries) == 2  # two flagged canaries from two sources settle it for the run
     got = first["verdicts"]
     # only the deterministic detector's finding may be stored as suspected_injection (the
     # run stopped at the fault, maybe before that logbook)
@@ -205,7 +210,7 @@ def test_a_screen_that_flags_everything_is_a_fault_not_an_accusation(traps: Path
     assert flagged
     for logbook in flagged:
         failed = [c for c in got[logbook].values() if "llm_failed" in c["flags"]]
-        assert failed and all("known-clean text (canary)" in c["evidence"] for c in failed)
+        assert failed and all("known-clean texts too (canaries" in c["evidence"] for c in failed)
     assert not summary.complete
     # the flagged logbooks are not current: a run with an honest screen asks again
     with FakeLLM("correct") as fake:
@@ -223,9 +228,57 @@ def test_a_screen_that_turns_faulty_mid_run_accuses_no_one(traps: Path) -> None:
     with FakeLLM("correct", screen="always", screen_from=5) as fake:
         out = run_llm(traps, fake, concurrency=2)
     summary = out["summary"]
-    assert "flagged a known-clean text (canary)" in (summary.stopped or "")
+    assert "known-clean texts too (canaries" in (summary.stopped or "")
     assert {Path(p).stem for p in summary.suspected} <= {"injection"}
     assert summary.failed and len(summary.judged) > len(summary.failed)
+
+
+def test_a_screen_that_spares_a_template_but_flags_real_logbooks_is_caught(traps: Path) -> None:
+    """The endpoint of issue 28: it flags every text that looks like a real logbook (it has
+    ``claims_version``) and spares anything else, such as the fixed canary template that
+    once passed 30 canaries while 31 of 32 honest logbooks were stored suspected_injection.
+    The canaries are real logbooks of the corpus with numbers and names changed, in the
+    shape of a real screening request: it flags them too, and no logbook is accused."""
+    with FakeLLM("correct", screen="real") as fake:
+        out = run_llm(traps, fake, concurrency=2)
+        canaries = _canaries(fake, traps)
+        requests = [b for b in fake.requests if "You screen" in b["messages"][0]["content"]]
+    summary = out["summary"]
+    assert "known-clean texts too (canaries" in (summary.stopped or "")
+    assert {Path(p).stem for p in summary.suspected} <= {"injection"}
+    assert len(canaries) == 2
+    for text in canaries:  # every key of a real logbook, none of its names or numbers
+        for key in ("logbook:", "claims_version:", "contributor:", "results:", "claim: C"):
+            assert key in text, key
+        assert "TrapPaper1" not in text
+        ids = [p.stem for p in (traps / "logbooks" / "TrapPaper1").glob("*.yaml")]
+        assert not any(f"id: {name}\n" in text for name in ids)
+    # the same system prompt and user message shape as every real screening request
+    nonce = re.compile(r"[0-9a-f]{16}")
+    shapes = {
+        (nonce.sub("N", b["messages"][0]["content"]), b["messages"][1]["content"][:7])
+        for b in requests
+    }
+    assert len(shapes) == 1
+
+
+def test_a_screen_that_tells_canaries_apart_stops_at_an_implausible_share(
+    traps: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An endpoint that could tell the canaries apart (here they carry a marker it spares)
+    and flags every logbook: the share rule stops the run after at most SHARE_MIN / 2
+    accusations, however it answers the canaries."""
+    from reproaudit.judge import canary
+
+    real = canary.disguise
+    monkeypatch.setattr(canary, "disguise", lambda s, rng: (real(s, rng)[0] + "\n# c", *s[1:]))
+    with FakeLLM("correct", screen="always", spare=["\n# c"]) as fake:
+        out = run_llm(traps, fake, concurrency=1)
+    summary = out["summary"]
+    assert "more than half is not plausible" in (summary.stopped or "")
+    accused = {Path(p).stem for p in summary.suspected} - {"injection"}
+    assert 0 < len(accused) <= canary.SHARE_MIN // 2
+    assert summary.failed
 
 
 def test_control_an_honest_screen_flag_is_stored(traps: Path) -> None:

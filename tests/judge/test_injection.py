@@ -168,9 +168,13 @@ def test_a_compromised_endpoint_cannot_publish_what_no_detector_caught(repo: Pat
         assert "not_rerun" in c1["flags"], logbook
         assert c2["verdict"] in ("falsified", "inconclusive"), logbook
     # the Polish attack got past the local detector and the compromised screen: the LLM
-    # obeyed, but its reading is only shown
+    # obeyed, but its reading is only shown; on C2 (a target, no re-run) the rules decided
+    # nothing either, so its answer is in the evidence and no flag claims a disagreement
     assert got["attack-polish"]["C1"]["evidence"].startswith("the LLM leaned verified")
-    assert "judge_conflict" in got["attack-polish"]["C2"]["flags"]
+    c2 = got["attack-polish"]["C2"]
+    assert "the LLM judge says verified" in c2["evidence"]
+    assert not {"judge_conflict", "llm_disagrees"} & set(c2["flags"])
+    assert c2["decided_by"] == "rules" and "llm_opinion" not in c2
 
 
 def test_the_screening_request_sees_only_the_untrusted_text(repo: Path) -> None:

@@ -120,26 +120,40 @@ def test_llm_verdict_on_an_untargeted_claim_needs_a_current_passed_rerun(traps: 
     assert got["C7"]["evidence"].startswith("the LLM leaned falsified")
 
 
-def test_gullible_endpoint_cannot_verify_what_the_rules_did_not(traps: Path) -> None:
+def test_gullible_endpoint_cannot_move_a_verdict_the_rules_decided(traps: Path) -> None:
+    """An endpoint that answers verified for everything: every claim with a target keeps
+    its rules verdict, flags and all; where the rules decided on a passed re-run (and the
+    LLM was asked), the disagreement is llm_disagrees with the LLM's answer beside it; where
+    nothing is re-run the rules decided nothing either, so no disagreement is claimed."""
     with FakeLLM("gullible") as fake:
         got = run_llm(traps, fake)["verdicts"]
     for logbook, claims in EXPECTED.items():
-        for claim, (verdict, _flags, *_) in claims.items():
+        for claim, (verdict, flags, *_) in claims.items():
             item = got[logbook][claim]
+            assert "judge_conflict" not in item["flags"], (logbook, claim)
             if claim in ("C6", "C7"):
                 assert item["verdict"] == "inconclusive", (logbook, claim)
                 continue
-            if verdict == "verified":
-                assert item["verdict"] == "verified"
-            elif logbook == "injection":  # the LLM is ignored: never judge_conflict
-                assert (item["verdict"], "judge_conflict" in item["flags"]) == (verdict, False)
+            assert item["verdict"] == verdict, (logbook, claim)
+            assert item["decided_by"] == "rules", (logbook, claim)
+            disagrees = (
+                logbook != "injection" and verdict != "verified" and "not_rerun" not in flags
+            )
+            extra = ["llm_disagrees"] if disagrees else []
+            extra += ["suspected_injection"] if logbook == "injection" else []
+            assert sorted(item["flags"]) == sorted([*flags, *extra]), (logbook, claim)
+            if disagrees:
+                assert item["llm_opinion"] == {
+                    "model": "test-model",
+                    "verdict": "verified",
+                    "reason": "fake judge: verified (gullible)",
+                }
+                assert "the LLM judge says verified (3/3)" in item["evidence"]
             else:
-                assert item["verdict"] == "inconclusive", (logbook, claim)
-                assert "judge_conflict" in item["flags"], (logbook, claim)
-    assert got["units-per-batch"]["C3"]["verdict"] == "inconclusive"
-    assert {"unit_mismatch", "judge_conflict"} <= set(got["units-per-batch"]["C3"]["flags"])
-    assert got["paging-growth"]["C1"]["verdict"] == "inconclusive"
-    assert got["toy-setups"]["C2"]["verdict"] == "inconclusive"
+                assert "llm_opinion" not in item, (logbook, claim)
+    # the control: a falsification on a passed re-run stays falsified
+    assert got["rerun-mismatch"]["C5"]["verdict"] == "falsified"
+    assert "llm_disagrees" in got["rerun-mismatch"]["C5"]["flags"]
 
 
 @pytest.mark.parametrize("behavior", ["garbage", "error"])
@@ -266,7 +280,7 @@ def test_unchanged_inputs_send_no_request_and_files_are_byte_stable(traps: Path)
     assert usage.requests == 4 * len(ASKED) and usage.prompt_tokens > 0
     doc = yaml.safe_load((traps / "verdicts/TrapPaper1/paging-growth.yaml").read_text())
     assert doc["judge"]["mode"] == "llm" and doc["judge"]["model"] == "test-model"
-    assert doc["judge"]["prompt_version"] == PROMPT_VERSION == 3
+    assert doc["judge"]["prompt_version"] == PROMPT_VERSION == 4
     assert doc["judge"]["samples_answered"] == 3
     assert doc["judge"]["usage"]["requests"] == 4
 

@@ -93,6 +93,39 @@ CASES: dict[str, tuple[str, list[str], str | None, str | None, str, str]] = {
         "verified, within the tested range",
         "Fully reproduced, within the tested range",
     ),
+    # issue 28: who decided (the claim has no target: only a model can judge it)
+    "Smodel00001": (
+        "verified",
+        [],
+        None,
+        None,
+        "model-judged, verified",
+        "Inconclusive, with model-judged claims",
+    ),
+    "Smodel2nd01": (
+        "verified",
+        [],
+        None,
+        None,
+        "verified, model-judged, confirmed by a second model",
+        "Fully reproduced",
+    ),
+    "Soldllm0001": (
+        "verified",
+        [],
+        None,
+        None,
+        "model-judged, verified",
+        "Inconclusive, with model-judged claims",
+    ),
+    "Sdisagree01": (
+        "verified",
+        ["llm_disagrees"],
+        None,
+        None,
+        "verified",
+        "Fully reproduced",
+    ),
 }
 # what a verdict says beyond its flags, per paper (rules version 4: how far it held)
 HELD = "held for k = 2..512; claimed for all k >= 2"
@@ -100,6 +133,26 @@ MORE = {
     "Swithin0001": ", within_tested_range: true, scope: {regime: {parameter: k, "
     "tested: {from: 2, to: 512}, claimed: {from: 2, to: null}}}",
 }
+LLM = "{mode: llm, model: glm, prompt_version: 4, samples: 3, samples_answered: 3}"
+# paper id -> (judge, more fields of the claim's verdict, decided_by and second as shown)
+EXTRA: dict[str, tuple[str, str, str | None, str | None]] = {
+    "Smodel00001": (LLM, ", decided_by: model", "model", None),
+    "Smodel2nd01": (
+        LLM,
+        ", decided_by: model, second_opinion: {model: other, verdict: verified}",
+        "model",
+        "verified",
+    ),
+    # a verdict file of a judge before prompt version 4: no decided_by, read as the model's
+    "Soldllm0001": (LLM.replace("version: 4", "version: 3"), "", "model", None),
+    "Sdisagree01": (
+        LLM,
+        ", decided_by: rules, llm_opinion: {model: glm, verdict: falsified, reason: no}",
+        "rules",
+        None,
+    ),
+}
+RULES = "{mode: rules, model: null, prompt_version: null, samples: 1}"
 
 
 def write_corpus(root: Path) -> None:
@@ -123,12 +176,13 @@ def write_corpus(root: Path) -> None:
             encoding="utf-8",
         )
         (root / "verdicts" / paper).mkdir(parents=True)
+        judge, more, _, _ = EXTRA.get(paper, (RULES, "", None, None))
         (root / "verdicts" / paper / f"{logbook}.yaml").write_text(
             f"paper: {paper}\nlogbook: {logbook}\ninput_sha256: {'a' * 64}\n"
-            "judge: {mode: rules, model: null, prompt_version: null, samples: 1}\n"
-            f"judged_at: '2026-12-01T10:0{n}:00Z'\n"
+            f"judge: {judge}\n"
+            f"judged_at: '2026-12-01T10:{n:02d}:00Z'\n"
             f"claims:\n  - {{claim: C1, verdict: {verdict}, evidence: numbers, "
-            f"flags: [{', '.join(flags)}]{MORE.get(paper, '')}}}\n",
+            f"flags: [{', '.join(flags)}]{more}{MORE.get(paper, '')}}}\n",
             encoding="utf-8",
         )
         records = []
@@ -234,8 +288,14 @@ def test_every_surface_says_the_same_words(site: Path, paper: str) -> None:
         assert f"A paper in state {paper}: logbook {logbook} (1 {claim_label})" in titles
     # the meaning page explains the state and each qualifier
     meaning = read(site / "meaning" / "index.html")
+    _, _, decided_by, second = EXTRA.get(paper, (RULES, "", None, None))
     shown = words.claim_state(
-        verdict, flags, "confirmed" if review == "confirm" else "under_review", answer
+        verdict,
+        flags,
+        "confirmed" if review == "confirm" else "under_review",
+        answer,
+        decided_by,
+        second,
     )
     entry = between(meaning, f'<dt id="{shown.anchor}">', "</dd>")
     assert chips(entry) == [] and f">{words.STATES[shown.key][0]}</span>" in entry

@@ -11,20 +11,29 @@ from typing import Any
 
 from ..llm.halt import Halt
 from ..models import ClaimVerdict
-from .finalize import ClaimFacts, finalize
+from .finalize import ClaimFacts, failure_lines, finalize
 from .inputs import passed_and_current
 from .rules import RULES_VERSION, judge_claim
 from .types import Case, CaseResult
 
 
-def judge_config(mode: str, model: str | None, prompt_version: int | None, samples: int) -> dict:
-    return {
+def judge_config(
+    mode: str,
+    model: str | None,
+    prompt_version: int | None,
+    samples: int,
+    second_model: str | None = None,
+) -> dict:
+    config = {
         "mode": mode,
         "model": model if mode == "llm" else None,
         "prompt_version": prompt_version if mode == "llm" else None,
         "samples": samples if mode == "llm" else 1,
         "rules_version": RULES_VERSION,
     }
+    if mode == "llm" and second_model is not None:  # absent otherwise: hashes stay as they were
+        config["second_model"] = second_model
+    return config
 
 
 class RulesJudge:
@@ -64,6 +73,9 @@ def rerun_hardware(case: Case) -> str | None:
 def claim_facts(case: Case, injection: bool = False) -> dict[str, ClaimFacts]:
     current = rerun_current(case)
     ran = rerun_hardware(case)
+    # the re-run's own word on the claims the model decides (those without a target)
+    log = case.record.rerun.log_tail if current and case.record else None
+    ids = [c.id for c in case.paper.claims]
     return {
         c.id: ClaimFacts(
             case.logbook.result(c.id),
@@ -71,6 +83,9 @@ def claim_facts(case: Case, injection: bool = False) -> dict[str, ClaimFacts]:
             injection,
             c.target.hardware if c.target else None,
             ran,
+            tuple(failure_lines(log, c.id, ids))
+            if c.target is None and case.logbook.result(c.id)
+            else (),
         )
         for c in case.paper.claims
     }

@@ -18,20 +18,33 @@ rules merged with the LLM's votes) and applies, in this order (rules version 3):
    read from the re-run (the rules' ``not_rerun``), no claim is published
    ``verified``, ``falsified`` or ``toy``, whichever layer decided: it is
    ``inconclusive`` + ``not_rerun`` ("awaiting re-run"), the evidence saying
-   what the typed numbers or the LLM would give.
+   what the typed numbers or the LLM would give; the rules decided nothing
+   either, so an LLM answer that differs is no ``llm_disagrees`` there;
+6. the re-run's own word: the lines of its log that report a failure of the
+   claim (``failure_lines``; claims without a target, which only the model can
+   decide: ``C6: conclusion: violated``, ``AssertionError``) are quoted in the
+   evidence, «between guillemets», so the prompt fences them as data, and kept
+   as ``log_failures`` for readers. They decide nothing: a log line is the
+   contributor's program talking, shown, never obeyed;
+7. who decided (``decided_by``): ``model`` when the LLM's answer is the verdict
+   (a claim without a target, past rules 1 and 5), else ``rules``.
 
 The rules' ``scope`` (rules version 4) travels with the verdict whoever decided, and
 ``within_tested_range`` survives only on a final ``verified``.
 
 Pure: data in, data out. The deterministic layer alone keeps these guarantees,
-so a fully compromised LLM endpoint cannot move a verdict past them.
+so a fully compromised LLM endpoint cannot move a verdict past them: on a claim
+with a target it is never asked to decide (``llm.merge_llm`` keeps the rules'
+verdict and notes a disagreement), and what it decides alone is labelled.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..models import FLAGS, ClaimVerdict, Flag, Result
+from .points import quote
 
 DECIDED = ("verified", "falsified", "toy")
 WOULD = {"verified": "verify", "falsified": "falsify", "toy": "give toy"}
@@ -46,6 +59,7 @@ class ClaimFacts:
     injection: bool = False  # either detector fired on this logbook
     stated_hardware: str | None = None  # the claim's target.hardware
     rerun_hardware: str | None = None  # what the re-run ran (or would run) on; None: unknown
+    log_failures: tuple[str, ...] = ()  # lines of a current re-run's log reporting a failure
 
 
 def _flags(flags: list[Flag], *more: Flag) -> list[Flag]:
@@ -69,7 +83,7 @@ def finalize(
     votes = proposed.votes
     if facts.injection:
         flags.append("suspected_injection")
-        if rules is not None and (llm_decided or "judge_conflict" in flags):
+        if rules is not None and (llm_decided or {"judge_conflict", "llm_disagrees"} & set(flags)):
             verdict, evidence, flags = rules.verdict, rules.evidence or "", list(rules.flags)
             flags.append("suspected_injection")
             evidence += (
@@ -96,11 +110,18 @@ def finalize(
         flags.append("self_assessment_disagrees")
         evidence += f"; the logbook assessed itself as {assessed}"
     typed = "not_rerun" in proposed.flags and not llm_decided
+    opinion = proposed.llm_opinion
     if facts.result is not None and (not facts.rerun_current or typed):
         flags.append("not_rerun")
+        flags = [f for f in flags if f != "llm_disagrees"]
+        opinion = None
         if verdict in DECIDED:
             evidence = _awaiting(verdict, evidence, llm_decided, facts.rerun_current)
             verdict = "inconclusive"
+        llm_decided = False
+    if facts.log_failures:
+        lines = "; ".join(quote(line) for line in facts.log_failures)
+        evidence += f"; the re-run's log reports a failure: {lines}"
     # the rules' scope stands whoever decided; "within the tested range" qualifies a verified
     scope = proposed.scope if proposed.scope is not None else (rules.scope if rules else None)
     within = proposed.within_tested_range or (rules.within_tested_range if rules else None)
@@ -109,11 +130,15 @@ def finalize(
     return ClaimVerdict.model_construct(
         claim=proposed.claim,
         verdict=verdict,
-        evidence=evidence,
+        evidence=evidence.lstrip("; "),
         flags=_flags(flags),
         votes=votes,
         scope=scope,
         within_tested_range=True if within and verdict == "verified" and scope else None,
+        decided_by="model" if llm_decided else "rules",
+        llm_opinion=opinion,
+        second_opinion=proposed.second_opinion,
+        log_failures=list(facts.log_failures) or None,
     )
 
 
@@ -131,3 +156,36 @@ def _awaiting(verdict: str, evidence: str, llm_decided: bool, rerun_current: boo
         else "awaiting a passed re-run of the current logbook bytes"
     )
     return f"typed numbers would {WOULD[verdict]}: {evidence}; not settled: {why}"
+
+
+# --- the re-run's own word (rule 6) ------------------------------------------------------
+
+MAX_LINES = 3  # lines quoted per claim
+_FAILURE = re.compile(
+    r"\b(?:violat(?:ed|es|ion)|fail(?:s|ed|ure)?|does ?n[o']t hold|not hold|"
+    r"counter-?example|contradict(?:s|ed|ion)?|assertion ?error|disproved?|refuted?)\b",
+    re.IGNORECASE,
+)
+# "0 failed", "no failures", "failed: 0": a count of nothing is not a failure
+_NONE = re.compile(
+    r"\b(?:0|no|zero)\s+(?:\w+\s+)?fail|fail\w*\s*[:=]\s*0\b|without fail", re.IGNORECASE
+)
+_CLAIM_WORD = re.compile(r"[A-Za-z][A-Za-z0-9._-]{0,31}")
+
+
+def failure_lines(log_tail: str | None, claim: str, claims: list[str]) -> list[str]:
+    """The last lines (at most ``MAX_LINES``) of ``log_tail`` that report a failure and
+    concern ``claim``: they name it, or name none of the paper's ``claims``."""
+    if not log_tail:
+        return []
+    ids = set(claims)
+    found = []
+    for line in log_tail.splitlines():
+        text = line.strip()
+        if not text or not _FAILURE.search(text) or _NONE.search(text):
+            continue
+        named = set(_CLAIM_WORD.findall(text)) & ids
+        if named and claim not in named:
+            continue
+        found.append(text)
+    return found[-MAX_LINES:]

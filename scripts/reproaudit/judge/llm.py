@@ -8,19 +8,25 @@ For each logbook, in order:
 2. a screening request (``screen.v1.system.md``) shows the endpoint only the
    untrusted text and asks whether it holds instructions to the judge; ``true``
    has the same effect as the local detector once the same endpoint answers a
-   known-clean text (``canary.py``) ``false``; a screen that flags the canary is
-   an endpoint fault: the logbook is ``llm_failed`` (asked again) and the run stops;
+   canary (``canary.py``: a logbook of the corpus, disguised) ``false``; a screen
+   that flags the canaries, or more than half of a run's logbooks, is an
+   endpoint fault: the logbook is ``llm_failed`` (asked again) and the run stops;
 3. ``samples`` judging requests; each reply is validated locally and votes per
    claim; the majority is over the samples that answered, and fewer answers
-   than a quorum (more than half of the samples asked) is ``llm_failed``.
+   than a quorum (more than half of the samples asked) is ``llm_failed``;
+4. with a second endpoint configured (``REPROAUDIT_JUDGE2_*``, another host),
+   the same steps on it when the first decided a claim alone: it agrees
+   (``second_opinion``, and the claim counts), or not (``judge_conflict``).
 
 Untrusted text enters prompts only between fences carrying a random
 per-request nonce, cut to a budget with an explicit marker. ``merge_llm``
 turns the votes into a proposal and ``finalize`` applies the rules every
-verdict obeys (toy cap, re-run requirement, injection rule). For a claim with
-a target the rules verdict stands unless the LLM agrees; an LLM disagreement is
-``judge_conflict``. Transport (time, bytes, retries, circuit breaker) is
-``endpoint.py``'s.
+verdict obeys (toy cap, re-run requirement, injection rule, who decided). For a
+claim with a target the rules verdict is the verdict, whatever the LLM says:
+its disagreement is the flag ``llm_disagrees`` with its answer beside it
+(``llm_opinion``). A claim without a target is the LLM's to decide, and its
+verdict says so (``decided_by: model``). Transport (time, bytes, retries,
+circuit breaker) is ``endpoint.py``'s.
 
 Over 400 lines because the request order above, the reply schemas and the vote are one
 protocol; the transport is ``endpoint.py`` and the injection detector ``injection.py``.
@@ -37,7 +43,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import jinja2
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -48,15 +56,16 @@ from ..errors import UsageError
 from ..llm.endpoint import Answer, Endpoint
 from ..llm.halt import Halt
 from ..llm.settings import LlmSettings, truncate
-from ..models import VERDICTS, Claim, ClaimVerdict, Usage, VerdictValue, Votes
-from .canary import Canary, canary_texts
+from ..models import FLAGS, VERDICTS, Claim, ClaimVerdict, Opinion, Usage, VerdictValue, Votes
+from ..repo import Corpus
+from .canary import Canary, CorpusSamples, Sample
 from .cases import RulesJudge, claim_facts, judge_config, rules_proposals
-from .finalize import ClaimFacts, finalize
+from .finalize import DECIDED, ClaimFacts, finalize
 from .injection import detect_intent
 from .settings import resolve_mode
 from .types import Case, CaseResult
 
-PROMPT_VERSION = 3
+PROMPT_VERSION = 4  # 4: the rules decide targeted claims; model-judged; re-run log failures
 SCREEN_PROMPT_VERSION = 1
 BUDGET_LOGBOOK = 24_000  # characters of untrusted text per block
 BUDGET_WRITEUP = 16_000
@@ -81,7 +90,8 @@ def make_judge(
         raise JudgeSetupError(str(exc)) from None
     if mode == "rules":
         return RulesJudge()
-    return LlmJudge(settings, samples, **endpoint_kw)
+    second = endpoint_kw.pop("second", None) or LlmSettings.second_from_env()
+    return LlmJudge(settings, samples, second=second if second.configured else None, **endpoint_kw)
 
 
 # --- the reply schemas ----------------------------------------------------------
@@ -322,11 +332,14 @@ def merge_llm(
     evidence: dict[str, str],
     samples: int,
     failure: str | None = None,
+    model: str | None = None,
 ) -> tuple[ClaimVerdict, bool]:
     """One claim's proposal from the rules' and the LLM's (pure); True when the LLM decided.
 
     ``proposal`` is the rules' proposal before ``finalize``, ``rules_verdict`` what
-    it finalizes to (what the LLM was shown).
+    it finalizes to (what the LLM was shown). On a claim with a target the rules'
+    verdict stands: an LLM majority for another verdict is ``llm_disagrees``, its
+    answer kept in ``llm_opinion`` and the evidence, never a change of verdict.
     """
     flags = list(proposal.flags)
     verdict, text = proposal.verdict, proposal.evidence or ""
@@ -334,6 +347,7 @@ def merge_llm(
     counts: dict[str, int] = {v: n for v, n in votes.items()}
     counted = Votes(**{v: counts.get(v, 0) for v in VERDICTS})
     decided = False
+    opinion = None
     if answered < quorum(samples):
         flags.append("llm_failed")
         why = f"; last error: {failure}" if failure else ""
@@ -348,10 +362,15 @@ def merge_llm(
         if claim.target is not None:
             if said == rules_verdict:
                 text += f"; the LLM judge agrees ({share})"
+            elif votes[said] * 2 > answered:
+                flags.append("llm_disagrees")
+                opinion = Opinion(model=model, verdict=said, reason=reason or None)
+                text += (
+                    f"; the LLM judge says {said} ({share}), but a claim with a target is "
+                    "decided by the rules on the re-run's numbers: their verdict stands"
+                )
             else:
-                verdict = "inconclusive"
-                flags.append("judge_conflict")
-                text += f"; the LLM judge says {said} ({share}): {reason}".rstrip(": ")
+                text += f"; the LLM judge reached {share}: the rules verdict stands"
         else:
             verdict, decided = said, True
             text = f"LLM judge ({share}): {reason}".rstrip(": ") + (
@@ -359,9 +378,66 @@ def merge_llm(
             )
     # a copy of the rules' proposal: what the LLM does not decide (the scope) travels on
     out = proposal.model_copy(
-        update={"verdict": verdict, "evidence": text, "flags": flags, "votes": counted}
+        update={
+            "verdict": verdict,
+            "evidence": text,
+            "flags": flags,
+            "votes": counted,
+            "llm_opinion": opinion,
+        }
     )
     return out, decided
+
+
+def second_opinion(first: ClaimVerdict, second: ClaimVerdict | None, model: str) -> ClaimVerdict:
+    """A model-judged verdict with a second endpoint's answer on the same claim (pure).
+
+    The same verdict, decided by the second model too, confirms it (``second_opinion``;
+    the fold counts it). Another decisive verdict makes it ``inconclusive`` +
+    ``judge_conflict``. An inconclusive, an outage (``llm_failed``: asked again next
+    run) or a suspected injection leaves it model-judged and unconfirmed.
+    """
+    if first.decided_by != "model" or first.verdict not in DECIDED:
+        return first
+    flags = list(first.flags)
+    evidence = first.evidence or ""
+    if second is None or second.decided_by != "model":
+        why = "gave no verdict of its own"
+        if second is not None and "llm_failed" in second.flags:
+            why = "did not answer (asked again next run)"
+            flags.append("llm_failed")
+        elif second is not None and "suspected_injection" in second.flags:
+            why = "found text aimed at the judge in the logbook"
+        evidence += f"; the second model ({model}) {why}: not confirmed"
+        opinion = Opinion(model=model, verdict=None, reason=why)
+        return first.model_copy(
+            update={
+                "flags": sorted(set(flags), key=FLAGS.index),
+                "evidence": evidence,
+                "second_opinion": opinion,
+            }
+        )
+    opinion = Opinion(model=model, verdict=second.verdict, reason=(second.evidence or "")[:300])
+    verdict = first.verdict
+    if second.verdict == first.verdict:
+        evidence += f"; a second, independently configured model ({model}) agrees"
+    elif second.verdict in DECIDED:
+        evidence = (
+            f"two models disagree: the first said {first.verdict} ({evidence}); the second "
+            f"({model}) says {second.verdict}: a person should look"
+        )
+        verdict = "inconclusive"
+        flags.append("judge_conflict")
+    else:
+        evidence += f"; the second model ({model}) finds it inconclusive: not confirmed"
+    return first.model_copy(
+        update={
+            "verdict": verdict,
+            "flags": sorted(set(flags), key=FLAGS.index),
+            "evidence": evidence,
+            "second_opinion": opinion,
+        }
+    )
 
 
 # --- the judge ----------------------------------------------------------------------
@@ -383,9 +459,28 @@ class LlmJudge:
         max_bytes: int | None = None,
         max_wait: float | None = None,
         backoff: float = 0.5,
+        second: LlmSettings | None = None,
     ) -> None:
         if settings.base_url is None:
             raise JudgeSetupError("the LLM judge needs a base URL (REPROAUDIT_JUDGE_BASE_URL)")
+        self.second: LlmJudge | None = None
+        if second is not None:
+            if not independent(settings, second):
+                raise JudgeSetupError(
+                    "the second endpoint (REPROAUDIT_JUDGE2_BASE_URL) must be configured "
+                    "independently of the first: another host, not "
+                    f"{_host(settings.base_url)}"
+                )
+            self.second = LlmJudge(
+                second,
+                samples,
+                max_retries=max_retries,
+                timeout=timeout,
+                breaker_threshold=breaker_threshold,
+                max_bytes=max_bytes,
+                max_wait=max_wait,
+                backoff=backoff,
+            )
         extra: dict[str, Any] = {}
         if max_bytes is not None:
             extra["max_bytes"] = max_bytes
@@ -405,12 +500,20 @@ class LlmJudge:
         self.canary = Canary()
 
     def config(self) -> dict[str, Any]:
-        return judge_config("llm", self.settings.model, PROMPT_VERSION, self.samples)
+        second = self.second.settings.model if self.second is not None else None
+        return judge_config("llm", self.settings.model, PROMPT_VERSION, self.samples, second)
+
+    def bind_corpus(self, corpus: Corpus, reruns: Path | None) -> None:
+        """Draw canaries from this corpus's logbooks (``judge_corpus`` calls it)."""
+        self.canary.sources = CorpusSamples(corpus, reruns)
+        if self.second is not None:
+            self.second.bind_corpus(corpus, reruns)
 
     @property
     def down(self) -> str | None:
         """Why the endpoint is of no use for the rest of the run: its circuit breaker is
-        open, or its screen flagged the known-clean canary (``canary.py``)."""
+        open, or its screen is faulty (``canary.py``). The second endpoint's faults only
+        leave model-judged claims unconfirmed."""
         return self.endpoint.down or self.canary.fault
 
     def judge_case(self, case: Case, halt: Halt) -> CaseResult:
@@ -431,15 +534,23 @@ class LlmJudge:
         if screen is None:
             failure = answer.error or "the screening reply did not validate"
             return self._failed(case, proposals, facts, finals, failure, usage)
+        key = (case.paper.paper.id, case.logbook.logbook.id)
+        fault = self.canary.note(key, texts, screen[0])
+        if fault is not None:
+            return self._failed(case, proposals, facts, finals, fault, usage)
         if screen[0]:
-            honest, cost = self.canary.confirm(time.monotonic(), lambda: self._ask_canary(halt))
-            usage = _add(usage, cost) if cost is not None else usage
+            honest, costs = self.canary.confirm(
+                time.monotonic(), key, lambda sample: self._ask_canary(sample, halt)
+            )
+            for cost in costs:
+                usage = _add(usage, cost)
             if honest:
                 note = f"screening request: {screen[1] or 'instructions found'}"
                 return self._ignored(case, proposals, facts, note, usage, None)
+            last = costs[-1].error if costs else None
             failure = self.canary.fault or (
                 "the screening request flagged this logbook, and the flag could not be "
-                f"checked against a known-clean text ({cost.error if cost else 'no answer'})"
+                f"checked against a known-clean text ({last or 'no answer'})"
             )
             return self._failed(case, proposals, facts, finals, failure, usage)
         claim_ids = [c.id for c in case.paper.claims]
@@ -472,8 +583,17 @@ class LlmJudge:
                 evidence[claim.id],
                 self.samples,
                 last_error,
+                self.settings.model,
             )
             claims.append(finalize(merged, facts[claim.id], rules=proposal, llm_decided=decided))
+        if self.second is not None and any(
+            c.decided_by == "model" and c.verdict in DECIDED for c in claims
+        ):
+            other = self.second.judge_case(case, halt)
+            usage = _add_usage(usage, other.usage)
+            theirs = {c.claim: c for c in other.claims}
+            model = self.second.settings.model
+            claims = [second_opinion(c, theirs.get(c.claim), model) for c in claims]
         return CaseResult(claims, usage, answered)
 
     def _ignored(
@@ -541,9 +661,10 @@ class LlmJudge:
                 total = _sum_answers(total, Answer(None, 0, error=answer.error or str(exc)))
         return None, total
 
-    def _ask_canary(self, halt: Halt) -> tuple[bool | None, Answer]:
-        """Screen the known-clean canary: True if flagged, None without an answer."""
-        screen, answer = self._screen(canary_texts(), halt)
+    def _ask_canary(self, sample: Sample, halt: Halt) -> tuple[bool | None, Answer]:
+        """Screen a canary, as any logbook is screened: True if flagged, None without an
+        answer."""
+        screen, answer = self._screen(sample, halt)
         return (screen[0] if screen is not None else None), answer
 
     def _sample(
@@ -572,6 +693,26 @@ def _sum_answers(a: Answer, b: Answer) -> Answer:
         a.completion_tokens + b.completion_tokens,
         b.error,
         b.transport,
+    )
+
+
+def independent(first: LlmSettings, second: LlmSettings) -> bool:
+    """Whether a second endpoint is configured apart from the first: another host (and
+    port), so that one compromised service does not answer both."""
+    return _host(first.base_url) != _host(second.base_url)
+
+
+def _host(url: str | None) -> str:
+    return urlsplit(url or "").netloc.lower()
+
+
+def _add_usage(usage: Usage, more: Usage | None) -> Usage:
+    if more is None:
+        return usage
+    return Usage(
+        requests=usage.requests + more.requests,
+        prompt_tokens=usage.prompt_tokens + more.prompt_tokens,
+        completion_tokens=usage.completion_tokens + more.completion_tokens,
     )
 
 

@@ -73,6 +73,8 @@ class JudgeSummary:
     failed: list[str] = field(default_factory=list)  # written with llm_failed: not current
     partial: list[str] = field(default_factory=list)  # a quorum, but not every sample, answered
     suspected: list[str] = field(default_factory=list)  # suspected_injection
+    disagreed: list[str] = field(default_factory=list)  # llm_disagrees on a claim the rules decided
+    model_judged: int = 0  # claims a model alone decided verified, falsified or toy
     skipped: list[str] = field(default_factory=list)  # not judged: the run stopped first
     stopped: str | None = None  # why the run stopped early (deadline, endpoint down)
     throttled: int = 0  # 429 answers (throttling: fewer requests in flight, not an outage)
@@ -252,7 +254,9 @@ def verdict_config(verdict: VerdictFile) -> dict:
     """The judge configuration a verdict file records, at today's rules version: what
     its input hash covers."""
     judge = verdict.judge
-    return judge_config(judge.mode, judge.model, judge.prompt_version, judge.samples)
+    return judge_config(
+        judge.mode, judge.model, judge.prompt_version, judge.samples, judge.second_model
+    )
 
 
 def verdict_case(corpus: Corpus, verdict: VerdictFile, reruns: Path | None) -> Case | list[Problem]:
@@ -323,6 +327,8 @@ def verdict_document(
     }
     if config["mode"] == "llm":
         judge["samples_answered"] = samples_answered
+    if config.get("second_model") is not None:
+        judge["second_model"] = config["second_model"]
     if usage is not None:
         judge["usage"] = usage.model_dump()
     doc = {
@@ -424,6 +430,9 @@ def judge_corpus(
     halt = halt or Halt(None)
     config = judge.config()
     when = judged_at or now_utc()
+    bind = getattr(judge, "bind_corpus", None)  # the LLM judge draws its canaries from it
+    if bind is not None:
+        bind(corpus, reruns)
     items = iter_cases(corpus, config, reruns, paper, logbook, only_missing)
 
     def one(case: Case) -> VerdictDoc | None:
@@ -608,6 +617,12 @@ def _count(summary: JudgeSummary, rel: str, result: CaseResult, samples: int) ->
             summary.partial.append(rel)
         if "suspected_injection" in flags:
             summary.suspected.append(rel)
+        if "llm_disagrees" in flags:
+            summary.disagreed.append(rel)
+        summary.model_judged += sum(
+            c.decided_by == "model" and c.verdict in ("verified", "falsified", "toy")
+            for c in result.claims
+        )
         if result.usage is not None:
             u = summary.usage
             summary.usage = Usage(
@@ -736,12 +751,18 @@ def describe_summary(summary: JudgeSummary, mode: str) -> str:
             (summary.failed, "llm_failed (asked again next run)"),
             (summary.partial, "partial (some samples failed, a quorum answered)"),
             (summary.suspected, "suspected_injection"),
+            (summary.disagreed, "llm_disagrees (the rules' verdict stands, the LLM's beside it)"),
             (summary.skipped, "not judged: the run stopped first"),
         ]
         for paths, what in extras:
             if paths:
                 line += f"\n{len(paths)} {what}: {', '.join(sorted(paths)[:5])}"
                 line += " ..." if len(paths) > 5 else ""
+        if summary.model_judged:
+            line += (
+                f"\n{summary.model_judged} claim verdict(s) model-judged (no target: "
+                "counted once a second endpoint agrees or a maintainer confirms)"
+            )
         if summary.throttled:
             line += (
                 f"\nthrottled: {summary.throttled} answer(s) 429; at the lowest "

@@ -27,6 +27,18 @@ class LlmSettings:
             api_key=env.get("REPROAUDIT_JUDGE_API_KEY") or None,
         )
 
+    @classmethod
+    def second_from_env(cls, env: dict[str, str] | None = None) -> LlmSettings:
+        """The second endpoint the judge asks on claims a model decided alone
+        (``REPROAUDIT_JUDGE2_BASE_URL``, ``_MODEL``, ``_API_KEY``); not configured when
+        its base URL is unset."""
+        env = dict(os.environ if env is None else env)
+        return cls(
+            base_url=env.get("REPROAUDIT_JUDGE2_BASE_URL") or None,
+            model=env.get("REPROAUDIT_JUDGE2_MODEL") or DEFAULT_MODEL,
+            api_key=env.get("REPROAUDIT_JUDGE2_API_KEY") or None,
+        )
+
     @property
     def configured(self) -> bool:
         return self.base_url is not None

@@ -33,15 +33,28 @@ class Chips:
         answer: Any = None,
         flags: list[str] | None = None,
         tested: str = "",
+        decided_by: str | None = None,
+        second: str | None = None,
     ) -> Markup:
         """A verdict chip in the one vocabulary (``words.claim_state``): "awaiting re-run",
-        "falsified, under review, disputed by the authors" (dated, with the fix's link);
-        ``tested``: the range a verified held for when it holds only there ("verified,
-        within the tested range", then "held for k = 2..512; claimed for all k >= 2")."""
+        "falsified, under review, disputed by the authors" (dated, with the fix's link),
+        "model-judged, verified"; ``tested``: the range a verified held for when it holds only
+        there ("verified, within the tested range", then "held for k = 2..512; claimed for
+        all k >= 2")."""
         stance = answer.stance if answer is not None and v == "falsified" else None
         within = bool(tested) and v == "verified"
-        out = str(self.state(words.claim_state(v, flags or (), state, stance, within)))
-        if within:
+        shown = words.claim_state(
+            v,
+            flags or (),
+            state,
+            stance,
+            within=within,
+            decided_by=decided_by,
+            second=second,
+            reviewed=review is not None,
+        )
+        out = str(self.state(shown))
+        if within and "within_range" in shown.qualifiers:
             out += f' <span class="ra-note ra-tested">({escape(tested)})</span>'
         if review == "reject":
             out += ' <span class="ra-note">(maintainer: rejected)</span>'
@@ -68,9 +81,14 @@ class Chips:
         )
 
     def fold(self, v: str) -> Markup:
+        """A claim fold as a chip: a verdict's name, or a state's words (model-judged)."""
+        if v in words.VERDICTS:
+            anchor, label = "verdict-" + v, v
+        else:
+            anchor, label = "state-" + v, words.STATES.get(v, (v, ""))[0]
         return Markup(
             f'<a class="ra-chip ra-chip--{escape(v)}" '
-            f'href="{self._meaning("verdict-" + escape(v))}">{escape(v)}</a>'
+            f'href="{self._meaning(escape(anchor))}">{escape(label)}</a>'
         )
 
     def flags(self, items: list[str]) -> Markup:

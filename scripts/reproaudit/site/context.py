@@ -22,6 +22,7 @@ from ..judge.points import rerun_number, rerun_sweep
 from ..layout import BADGE, LOGBOOK_PAGE, PAPER_FEED, PAPER_PAGE
 from ..models import Claim, Review, Target, VerdictFile
 from ..problems import human_size
+from ..records import decided_by
 from .cite import PaperCitation, cite_logbook, cite_paper
 from .data import Key, SiteData
 from .lists import facets as list_facets
@@ -193,19 +194,32 @@ def row_state(row: Any, answers: dict[tuple[str, str], Review]) -> Shown:
         row.flags,
         review_state(row.verdict, review),
         answer.stance if answer else None,
-        bool(row_tested(row)),
+        within=bool(row_tested(row)),
+        decided_by=_text(getattr(row, "decided_by", None)),
+        second=_text(getattr(row, "second", None)),
+        reviewed=review is not None,
     )
 
 
 def paper_within(data: SiteData, paper_id: str) -> bool:
     """Whether a claim the paper's outcome counts verified holds only within the tested range:
-    the fold's rule 5, read from the counted rows."""
+    the fold's rule 6, read from the counted rows."""
     folds = data.claim_folds_of(paper_id)
     limited: dict[str, bool] = {}
     for row in data.rows_of(paper_id):
         if row.counted and row.verdict == "verified":
             limited[row.claim] = limited.get(row.claim, True) and bool(row_tested(row))
     return any(folds.get(claim) == "verified" and only for claim, only in limited.items())
+
+
+def _untargeted(data: SiteData, paper_id: str, claim_id: str) -> bool:
+    claim = data.papers[paper_id].claim(claim_id)
+    return claim is not None and claim.target is None
+
+
+def _text(value: Any) -> str | None:
+    """A string cell of a verdict row, None for NaN or a missing one."""
+    return value if isinstance(value, str) else None
 
 
 def paper_shown(data: SiteData, paper_id: str) -> Shown:
@@ -239,7 +253,8 @@ def claim_shown(data: SiteData, paper_id: str, claim: str, fold: str) -> Shown:
         if r.verdict == "falsified" and (r.logbook, claim) in answers
     ]
     answer = max(given, key=lambda r: r.at).stance if given else None
-    return fold_state(fold, [row_state(r, answers) for r in rows], answer)
+    held = data.claim_held_of(paper_id).get(claim, False)
+    return fold_state(fold, [row_state(r, answers) for r in rows], answer, held)
 
 
 def _cell(row: Any, answer: Review | None = None) -> Cell:
@@ -254,6 +269,8 @@ def _cell(row: Any, answer: Review | None = None) -> Cell:
         counted=bool(row.counted),
         answer=answer if row.verdict == "falsified" else None,
         tested=row_tested(row),
+        decided_by=_text(getattr(row, "decided_by", None)),
+        second=_text(getattr(row, "second", None)),
     )
 
 
@@ -467,6 +484,12 @@ def logbook_context(data: SiteData, key: Key) -> LogbookPage:
                 evidence=item.evidence if item else None,
                 flags=list(item.flags) if item else [],
                 votes=item.votes if item else None,
+                decided_by=decided_by(verdict, item, claim.target is None)
+                if verdict and item
+                else None,
+                second=item.second_opinion if item else None,
+                llm_opinion=item.llm_opinion if item else None,
+                log_failures=list(item.log_failures or []) if item else [],
                 measurements=_measurements(result, rerun),
                 sweep_rerun=_sweep_rerun(result, rerun),
                 answer=latest_answers(data, key[0]).get((key[1], claim.id))
@@ -600,7 +623,13 @@ def _entry(data: SiteData, key: Key, verdict: VerdictFile) -> VerdictEntry:
         [row_state(r, answers) for r in rows]
         if rows
         else [
-            claim_state(c.verdict, c.flags, within=bool(c.within_tested_range))
+            claim_state(
+                c.verdict,
+                c.flags,
+                within=bool(c.within_tested_range),
+                decided_by=decided_by(verdict, c, _untargeted(data, key[0], c.claim)),
+                second=c.second_opinion.verdict if c.second_opinion else None,
+            )
             for c in verdict.claims
         ]
     )

@@ -127,6 +127,7 @@ class SiteData:
     _logbooks_by_paper: dict[str, list[Key]] = field(default_factory=dict)
     _rows_by_paper: dict[str, list[Any]] = field(default_factory=dict)
     _folds_by_paper: dict[str, dict[str, str]] = field(default_factory=dict)
+    _held_by_paper: dict[str, dict[str, bool]] = field(default_factory=dict)
 
     def index(self) -> None:
         by_paper: dict[str, list[Key]] = defaultdict(list)
@@ -151,6 +152,16 @@ class SiteData:
             ):
                 folds[paper][claim] = fold
         self._folds_by_paper = dict(folds)
+        held: dict[str, dict[str, bool]] = defaultdict(dict)
+        if not self.claim_folds.empty and "held" in self.claim_folds.columns:
+            for paper, claim, is_held in zip(
+                self.claim_folds["paper"],
+                self.claim_folds["claim"],
+                self.claim_folds["held"],
+                strict=True,
+            ):
+                held[paper][claim] = bool(is_held)
+        self._held_by_paper = dict(held)
 
     def logbooks_of(self, paper_id: str) -> list[Key]:
         return self._logbooks_by_paper.get(paper_id, [])
@@ -161,6 +172,10 @@ class SiteData:
 
     def claim_folds_of(self, paper_id: str) -> dict[str, str]:
         return self._folds_by_paper.get(paper_id, {})
+
+    def claim_held_of(self, paper_id: str) -> dict[str, bool]:
+        """Claims held inconclusive because one logbook's judges disagree (``fold``)."""
+        return self._held_by_paper.get(paper_id, {})
 
     def _judged(self, key: Key) -> str:
         verdict = self.verdicts.get(key)

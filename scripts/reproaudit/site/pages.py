@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypedDict
 
-from ..models import Claim, Logbook, PaperMeta, Result, Review, VerdictFile, Votes
+from ..models import Claim, Logbook, Opinion, PaperMeta, Result, Review, VerdictFile, Votes
 from .cite import PaperCitation
 from .words import Shown
 
@@ -29,6 +29,8 @@ class Cell:
     counted: bool  # False: superseded by a later logbook of the same contributor
     answer: Review | None = None  # the authors' latest answer on this falsification
     tested: str = ""  # a verified that holds only within the range tested: that range, in words
+    decided_by: str | None = None  # rules | model (a verdict only a model made)
+    second: str | None = None  # the second model's verdict on a model-judged claim
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,10 @@ class ClaimResult:
     sweep_rerun: list[tuple[Any, Any]] | None
     answer: Review | None = None  # the authors' latest answer on this falsification
     tested: str = ""  # a verified that holds only within the range tested: that range, in words
+    decided_by: str | None = None  # rules | model
+    second: Opinion | None = None  # the second model's answer on a model-judged claim
+    llm_opinion: Opinion | None = None  # with llm_disagrees: the model's answer and reason
+    log_failures: list[str] = field(default_factory=list)  # the re-run log's failure lines
 
 
 @dataclass(frozen=True)

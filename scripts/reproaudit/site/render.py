@@ -103,6 +103,8 @@ def _env() -> jinja2.Environment:
         STATES=words.STATES,
         QUALIFIERS=words.QUALIFIERS,
         claim_state=words.claim_state,
+        qualifier_example=words.qualifier_example,
+        words=words,
         MEANING=words.MEANING_URL,
         flag_label=words.flag_label,
         u=_u,

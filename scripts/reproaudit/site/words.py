@@ -13,6 +13,18 @@ from dataclasses import dataclass
 from typing import Any
 
 MEANING_URL = "meaning/"
+# what a logbook's page says beside a verdict (issue 28)
+LOG_FAILURES = "The re-run's own log reports a failure:"
+MODEL_DECIDED = (
+    "Only a language model judged this claim (it has no numeric target): model-judged, not "
+    "counted as verified or falsified until a second model agrees or a maintainer confirms."
+)
+SECOND_SAID = "The second model,"
+NO_VERDICT = "no verdict"
+MODEL_DISAGREES = (
+    "The language model disagrees with the rules (their verdict stands, decided on the "
+    "re-run's numbers); it says"
+)
 # an inconclusive verdict flagged not_rerun, as chips and paper lines show it
 AWAITING = "awaiting re-run"
 # a verified that holds only within the range tested (rules version 4), wherever it is shown
@@ -107,8 +119,19 @@ FLAGS: dict[str, tuple[str, str]] = {
         "The contributor's own assessment differs from the judge's verdict.",
     ),
     "judge_conflict": (
-        "judges disagree",
-        "The rules and the language model reached different verdicts; a human should look.",
+        "models disagree",
+        "Two independently configured language models reached different verdicts on a claim "
+        "that only a model can judge (it has no numeric target), so it is inconclusive until a "
+        "person looks. (In verdicts written before judge prompt version 4: the rules and the "
+        "model disagreed.) A claim is never published from fewer logbooks than it has: while "
+        "one of its logbooks carries this flag, the claim is held inconclusive.",
+    ),
+    "llm_disagrees": (
+        "the model disagrees",
+        "The language model read this claim differently from the rules; its answer and "
+        "reason are shown beside the verdict. A claim with a numeric target is decided by the "
+        "rules on the re-run's numbers alone, so the model's disagreement changes nothing: it "
+        "is there for a person to look at.",
     ),
     "not_addressed": ("no result", "The logbook reports no result for this claim."),
     "missing_outputs": (
@@ -129,8 +152,9 @@ FLAGS: dict[str, tuple[str, str]] = {
     ),
     "llm_failed": (
         "model unavailable",
-        "The language-model judge did not answer; the rules verdict stands and it will be "
-        "asked again.",
+        "A language-model judge did not answer (or a second model, asked to confirm a "
+        "model-judged verdict, did not); the verdict stands as it was and it will be asked "
+        "again.",
     ),
     "suspected_injection": (
         "suspicious text",
@@ -245,6 +269,14 @@ STATES: dict[str, tuple[str, str]] = {
         "The logbook does not settle the claim: no result, no comparable numbers, a failed "
         "re-run, or judges who disagree.",
     ),
+    "model_judged": (
+        "model-judged",
+        "Only a language model judged this claim: it has no numeric target for the rules to "
+        "check against the re-run's numbers. The model's verdict is shown with these words, "
+        "but it does not count as verified or falsified in the paper's outcome until a "
+        "second, independently configured model gives the same verdict or a maintainer "
+        "confirms it.",
+    ),
     "awaiting": (
         "awaiting re-run",
         "No passed re-run of the logbook as it is now (its YAML, write-up, code and "
@@ -262,6 +294,22 @@ STATES: dict[str, tuple[str, str]] = {
 # what may follow a state, in this order: "verified, not re-run", "falsified, under review,
 # disputed by the authors"
 QUALIFIERS: dict[str, tuple[str, str]] = {
+    "second_model": (
+        "model-judged, confirmed by a second model",
+        "A verdict a language model made on a claim without a numeric target, which a second, "
+        "independently configured model confirmed with the same verdict: it counts.",
+    ),
+    "held": (
+        "held: a logbook's judges disagree",
+        "One logbook's judges conflict on this claim, or a model-judged verdict of one "
+        "logbook contradicts another's: a claim is never published from fewer logbooks than "
+        "it has, so it is held inconclusive until a person looks.",
+    ),
+    "model_claims": (
+        "with model-judged claims",
+        "Some of the paper's claims were judged by a language model alone; they do not count "
+        "in this outcome until confirmed.",
+    ),
     "not_rerun": (
         "not re-run",
         "A verdict written by an older judge from numbers nobody re-ran (the contributor "
@@ -339,6 +387,9 @@ def claim_state(
     review: str | None = None,
     answer: str | None = None,
     within: bool = False,
+    decided_by: str | None = None,
+    second: str | None = None,
+    reviewed: bool = False,
 ) -> Shown:
     """How one logbook's verdict on a claim is shown.
 
@@ -346,12 +397,19 @@ def claim_state(
     ``answer`` the authors' latest stance on it. An inconclusive verdict flagged
     ``not_rerun`` is "awaiting re-run"; a decided verdict flagged ``not_rerun`` (an older
     judge's) is qualified "not re-run" and drawn differently. ``within``: the verdict's
-    ``within_tested_range``; a verified is then "verified, within the tested range".
+    ``within_tested_range``; a verified is then "verified, within the tested range". A
+    verified, falsified or toy that a model alone decided (``decided_by`` model) is
+    "model-judged, verified" until the second model gave the same verdict (``second``:
+    "verified, model-judged, confirmed by a second model") or a maintainer ``reviewed`` it.
     """
     flags = set(flags)
     quals = []
     if verdict is None:
         return _shown("untested", "no verdict", [])
+    if decided_by == "model" and verdict in DECIDED and not reviewed:
+        if second != verdict:
+            return _shown("model_judged", f"{STATES['model_judged'][0]}, {verdict}", [])
+        quals.append("second_model")
     if verdict == "falsified":
         key = "confirmed" if review == "confirmed" else "under_review"
     elif verdict == "inconclusive" and "not_rerun" in flags:
@@ -367,12 +425,21 @@ def claim_state(
     return _shown(key, STATES[key][0], quals)
 
 
-def fold_state(fold: str, shown: Iterable[Shown], answer: str | None = None) -> Shown:
+def fold_state(
+    fold: str, shown: Iterable[Shown], answer: str | None = None, held: bool = False
+) -> Shown:
     """A claim's fold over its counted verdicts (each as ``claim_state`` shows it) and the
-    authors' latest answer on its falsifications."""
+    authors' latest answer on its falsifications; ``held``: inconclusive because one
+    logbook's judges disagree (``fold.fold_claims``)."""
     shown = list(shown)
     keys = {s.key for s in shown}
     quals: list[str] = []
+    if held:
+        return _shown("inconclusive", STATES["inconclusive"][0], ["held"])
+    if fold == "model_judged":
+        said = {s.label for s in shown if s.key == "model_judged"}
+        label = said.pop() if len(said) == 1 else STATES["model_judged"][0]
+        return _shown("model_judged", label, [])
     key = fold if fold in STATES else "inconclusive"
     if fold == "falsified":
         key = "under_review" if "under_review" in keys or not keys else "confirmed"
@@ -380,10 +447,12 @@ def fold_state(fold: str, shown: Iterable[Shown], answer: str | None = None) -> 
         key = "awaiting"
     if fold in ("verified", "falsified", "toy"):
         same = [s for s in shown if s.key == key]
+        if same and all("second_model" in s.qualifiers for s in same):
+            quals.append("second_model")
         if same and all("not_rerun" in s.qualifiers for s in same):
             quals.append("not_rerun")
         if fold == "verified" and same and all("within_range" in s.qualifiers for s in same):
-            quals.append("within_range")  # the fold's rule 5: every counted verified is
+            quals.append("within_range")  # the fold's rule 6: every counted verified is
     if key in ("under_review", "confirmed") and answer in AUTHOR_ANSWERS:
         quals.append(answer)
     return _shown(key, STATES[key][0], quals)
@@ -417,6 +486,24 @@ def paper_state(
         quals.insert(0, "not_rerun")
     if bucket == "fully_reproduced" and within:
         quals.append("within_range")
+    if "model_judged" in keys:
+        quals.append("model_claims")
     words = [label] + [QUALIFIERS[q][0] for q in quals]
     css = f"ra-bucket--{bucket}" + (" ra-bucket--not_rerun" if "not_rerun" in quals else "")
     return Shown(bucket, ", ".join(words), css, f"{prefix}-{bucket}", tuple(quals))
+
+
+def qualifier_example(key: str) -> Shown:
+    """A state carrying the qualifier ``key``, as the meaning page shows it."""
+    if key == "not_rerun":
+        return claim_state("verified", ["not_rerun"])
+    if key == "second_model":
+        return claim_state("verified", [], decided_by="model", second="verified")
+    if key == "held":
+        return fold_state("inconclusive", [], held=True)
+    if key == "within_range":
+        return claim_state("verified", [], within=True)
+    if key == "model_claims":
+        model = claim_state("verified", [], decided_by="model")
+        return paper_state("partial", [claim_state("verified"), model])
+    return claim_state("falsified", [], "under_review", key)
