@@ -256,7 +256,9 @@ class Life:
             head_repo=pull["head"]["repo"]["full_name"] if fork else None,
             head_ref=pull["head"]["ref"],
         )  # fmt: skip
-        done = self.actions.run("rerun.yml", "workflow_run", event, jobs=["rerun", "store"])
+        done = self.actions.run(
+            "rerun.yml", "workflow_run", event, jobs=["contributor", "rerun", "store"]
+        )
         assert done["rerun"].result == "success", done["rerun"].log()
         assert done["store"].result == "success", done["store"].log()
         return done
