@@ -252,7 +252,11 @@ def test_cli_deadline_bounds_a_run_against_a_hanging_endpoint(traps: Path) -> No
     left = int(re.search(r"\n(\d+) not judged: the run stopped first", result.output).group(1))
     assert written + left == len(EXPECTED)
     # the logbooks in flight at the deadline (one request each: up to the 8 workers, fewer
-    # on a loaded machine) are written llm_failed
+    # on a loaded machine, none when reading the corpus took the whole second) are written
+    # llm_failed; the rest are left for the next run
     sent = int(re.search(r"(\d+) HTTP request", result.output).group(1))
-    assert 1 <= sent <= 8
-    assert f"\n{sent} llm_failed (asked again next run)" in result.output
+    assert 0 <= sent <= 8
+    if sent:
+        assert f"\n{sent} llm_failed (asked again next run)" in result.output
+    else:
+        assert written == 0 and left == len(EXPECTED)

@@ -11,10 +11,16 @@ from collections.abc import Callable, Iterable
 
 PALETTES = (("light", "default"), ("dark", "slate"))
 # The theme fades colours when the palette is applied after the load event: axe measuring a
-# link mid-fade reads a contrast neither palette has. Wait until no transition runs.
+# link mid-fade reads a contrast neither palette has. A fade may not have started yet when the
+# palette attribute is set (styles are recomputed later), so waiting for running transitions
+# alone races on a loaded machine: transitions are switched off (each colour jumps to the value
+# it fades to, which is what a reader sees once it ends), styles are recomputed at once, and
+# only then is "no transition running" awaited.
+NO_FADES = "*, *::before, *::after { transition: none !important; animation: none !important; }"
 SETTLED = (
-    "() => document.getAnimations().every(a => !(a instanceof CSSTransition)"
-    " || a.playState !== 'running')"
+    "() => { void getComputedStyle(document.body).color; void document.body.offsetHeight;"
+    " return document.getAnimations().every(a => !(a instanceof CSSTransition)"
+    " || a.playState !== 'running'); }"
 )
 
 
@@ -48,6 +54,7 @@ def serious_axe_findings(
             )
             if ready is not None:
                 ready(page, url)
+            page.add_style_tag(content=NO_FADES)
             page.wait_for_function(SETTLED)
             found = Axe().run(page, options=rules)
             serious += [

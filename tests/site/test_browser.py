@@ -17,7 +17,7 @@ from urllib.parse import urljoin, urlparse
 import pytest
 
 from tests.localserver import LocalServer
-from tests.site.axe import SETTLED
+from tests.site.axe import NO_FADES, SETTLED
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(
@@ -377,6 +377,7 @@ def test_no_serious_accessibility_violation(browser: object, site_url: str, widt
                 shown = page.get_attribute("body", "data-md-color-scheme")
                 raise AssertionError((name, scheme, shown)) from None
             page.evaluate(REVEAL)
+            page.add_style_tag(content=NO_FADES)
             page.wait_for_function(SETTLED)  # no colour still fading into the palette
             results = axe.run(page)
             serious += [
